@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -55,6 +57,28 @@ class OnePassage(BlockProvider):
                                   doc_id=f"doc-{name}", content=text, rank=k)
                 for k, (name, text) in enumerate(sorted(self.texts.items()))]
         return ProviderQueryResult(provider="fake", references=refs, answer=None)
+
+
+def one_passage_host(tmp_path: Path, source: Path, chunk: str) -> tuple[Host, Path]:
+    """A fake host that indexed a copy of ``source`` and answers every search with ``chunk`` (LightRAG's passage,
+    not the file's whole text), and the copy's path; the meaning and pipeline memos cleared first."""
+    from mnote_kr_testkit.fakes import fake_host
+
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank import meaning
+
+    meaning._memo.clear()
+    pipeline.clear_memos()
+    docs = tmp_path / "ws" / "docs"
+    docs.mkdir(parents=True)
+    shutil.copyfile(source, docs / source.name)
+    provider = OnePassage(delete_status="delete_completed")
+    h, _ = fake_host(tmp_path / "ws", provider)
+    h.roots_add(docs)
+    h.ingest([docs], wait=True)
+    for name in provider.texts:
+        provider.texts[name] = chunk
+    return h, docs / source.name
 
 
 class HostObj:

@@ -9,20 +9,16 @@ of the file in nc25b's index)."""
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.fakes import fake_host
 
-from mnote_kr.citations import pipeline
-from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.render.kindclaims import without_unstated_kind
 from mnote_kr.models import Locator
-from tests.surfaces import OnePassage
+from tests.surfaces import one_passage_host
 
 PDF = CORPUS / "pdf" / "pdfplumber__issue-67-example.pdf"
 QUESTION = "铁西区国资局起诉要求公司赔多少钱"
@@ -46,18 +42,7 @@ CHUNK = (
 
 @pytest.fixture
 def host(tmp_path: Path) -> Any:
-    meaning._memo.clear()
-    pipeline.clear_memos()
-    ws = tmp_path / "ws"
-    (ws / "docs").mkdir(parents=True)
-    shutil.copyfile(PDF, ws / "docs" / "report.pdf")
-    provider = OnePassage(delete_status="delete_completed")
-    h, _ = fake_host(ws, provider)
-    h.roots_add(ws / "docs")
-    h.ingest([ws / "docs"], wait=True)
-    for name in provider.texts:  # the provider returns LightRAG's chunk, not the file's whole text
-        provider.texts[name] = CHUNK
-    return h
+    return one_passage_host(tmp_path, PDF, CHUNK)[0]
 
 
 def _flat(text: str | None) -> str:
@@ -65,7 +50,7 @@ def _flat(text: str | None) -> str:
 
 
 def test_a_pdf_block_without_the_sum_asked_is_not_exact(host: Any) -> None:
-    path = host.workspace.root / "docs" / "report.pdf"
+    path = host.workspace.root / "docs" / PDF.name
     before = hashlib.sha256(path.read_bytes()).digest()
     (c,) = host.search(QUESTION, top_k=5).results
     places = [c, *c.alternatives]

@@ -10,19 +10,15 @@ them (the PDF's chunk 10, the workbook's chunk 0)."""
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.fakes import fake_host
 
-from mnote_kr.citations import pipeline
-from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.render.thinclaims import without_thin_claim
 from mnote_kr.models import Locator
-from tests.surfaces import OnePassage
+from tests.surfaces import one_passage_host
 
 PDF = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
 XLSX = CORPUS / "xlsx" / "docling__xlsx_05_table_with_title.xlsx"
@@ -73,21 +69,6 @@ XLSX_CHUNK = (
     "====================")
 
 
-def _host(tmp_path: Path, source: Path, chunk: str) -> tuple[Any, Path]:
-    meaning._memo.clear()
-    pipeline.clear_memos()
-    ws = tmp_path / "ws"
-    (ws / "docs").mkdir(parents=True)
-    shutil.copyfile(source, ws / "docs" / source.name)
-    provider = OnePassage(delete_status="delete_completed")
-    h, _ = fake_host(ws, provider)
-    h.roots_add(ws / "docs")
-    h.ingest([ws / "docs"], wait=True)
-    for name in provider.texts:  # the provider returns LightRAG's chunk, not the file's whole text
-        provider.texts[name] = chunk
-    return h, ws / "docs" / source.name
-
-
 def _places(host: Any, query: str) -> list[Any]:
     return [p for c in host.search(query, top_k=5).results for p in (c, *c.alternatives)]
 
@@ -97,7 +78,7 @@ def _sha(path: Path) -> bytes:
 
 
 def test_a_pdf_block_holding_only_the_files_name_is_not_exact(tmp_path: Path) -> None:
-    host, path = _host(tmp_path, PDF, PDF_CHUNK)
+    host, path = one_passage_host(tmp_path, PDF, PDF_CHUNK)
     before = _sha(path)
     places = _places(host, RECURSION)
     walk = [p for p in places if (p.display_quote or "").startswith("i=5. TraceMonkey calls T16")]
@@ -113,7 +94,7 @@ def test_a_pdf_block_holding_only_the_files_name_is_not_exact(tmp_path: Path) ->
 
 @pytest.mark.parametrize("query", ["营业收入 2024E", "高测股份2024年营业收入预测是多少？"])
 def test_a_row_holding_only_the_questions_year_is_not_exact(tmp_path: Path, query: str) -> None:
-    host, path = _host(tmp_path, XLSX, XLSX_CHUNK)
+    host, path = one_passage_host(tmp_path, XLSX, XLSX_CHUNK)
     before = _sha(path)
     places = _places(host, query)
     year = [p for p in places if "2024" in (p.display_quote or "")]
