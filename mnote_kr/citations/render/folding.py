@@ -15,7 +15,9 @@ import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
+from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.neutral import han_share
+from mnote_kr.citations.rank.ranking import fold
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.tablecells import column_keys, named_cell
@@ -95,6 +97,13 @@ TYPE_LEADS = True
 #: number and its own word for the thing ("84种语言" for "how many languages", ``cues.holds_count_across``). False: by
 #: the Han share alone, the count's noun in the question's words, as before round 25 (nc25b Q7, Q10).
 LANGUAGES_APART = True
+#: A file's first place that answers the question (for a question asking a figure, a table row stating one beside the
+#: question's words, ``valuerows.is_value_row``; a place stating the kind of answer asked beside them, a kind more
+#: telling than a bare count) does not yield, by ``LEAD_BY_MEANING`` or ``WORDS_LEAD``, to a place answering nothing;
+#: a first place answering nothing yields to the nearest row answering before such a place (False: as before round
+#: 25). nc25b Q3, "东北电气2018年第一季度营业收入是多少？", led with the cover's company name, a block outside the
+#: passage 0.054 nearer by cosine, before the passage's revenue row "营业收入（元） 4,755,785.11 ...".
+ANSWER_STAYS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -159,7 +168,9 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     first place stating none yields to the file's nearest place reading as a table row answering it, before
     the nearest by meaning (``VALUE_ROW_LEADS``), a cell under the column and in the row a question names before
     either (``CELL_LEADS``); failing one, for a question asking a kind of answer (how many
-    years, how fast), to the nearest place stating that kind beside the question's other words (``TYPE_LEADS``)."""
+    years, how fast), to the nearest place stating that kind beside the question's other words (``TYPE_LEADS``). A first
+    place answering the question (``_answers``) never yields by meaning or words to a place answering nothing; one
+    answering nothing yields to the nearest row answering before such a place (``ANSWER_STAYS``)."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -180,6 +191,10 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
         lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
             else _more_words(c, behind)
+        if lead is not None and row is None and not named and not _answers(lead):
+            # the passage's answer stays before a place nearer by meaning answering nothing; a first place answering
+            # nothing yields to the nearest row answering, if any, before such a place
+            lead = None if _answers(c) else _answer_row(behind) or lead
         if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
             score = c.relevance_score
@@ -274,6 +289,33 @@ def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
         if held > mine and (best is None or (len(held), near) > best[:2]):
             best = (len(held), near, p)
     return best[2] if best else None
+
+
+def _answers(c: Citation, *, typed: bool = True) -> bool:
+    """``c`` answers its question (``ANSWER_STAYS``): it states a value not the question's own beside one of the
+    question's words (not a figure: a year asked is no word beside the answer), as a table row answering a question
+    asking a figure, or (``typed``) as the kind of answer asked, a kind more telling than a bare count (多少 alone:
+    any number states one, a lawsuit's sums for a question on total assets)."""
+    query = c.search_query or ""
+    words = _place_words(c)
+    if not ANSWER_STAYS or not query or not states_value(words, query):
+        return False
+    about = QueryTerms(asked_about(query), {}, 1)
+    if not any(w >= 0.5 and len(about.terms[k].text) >= 2 and not any(ch.isdigit() for ch in about.terms[k].text)
+               for k, _pos, w in about.hits(normalize(words))):
+        return False
+    if asks_value(query) and is_value_row(words, query):
+        return True
+    return typed and any(t != "count:" for t in answer_types(fold(" ".join(query.split())))) \
+        and states_type(words, query)
+
+
+def _answer_row(behind: list[Citation]) -> Citation | None:
+    """The nearest by meaning of the places ``behind`` a file's first reading as a table row answering the question
+    (``_answers``, not by its kind alone), if any."""
+    rows = [p for p in behind if place_key(p.locator) and _answers(p, typed=False)]
+    return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
+               default=None)
 
 
 def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:
