@@ -362,9 +362,11 @@ def build_citations(
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
         # a place claimed exact for a question asking an amount, a date, a count holds one, and more of the question
-        # than a number or its file's name, whichever locator chose it
+        # than a number or its file's name, whichever locator chose it (the passage read as cleaned, without its page
+        # furniture: a running header's "(2024)" states no date the question asks)
+        told = without_furniture(ref.content or "", query, locator.quote_omit)
         locator = without_thin_claim(without_unstated_kind(not_another_numbered(honest(locator, cap), query), query,
-                                                           ref.content or ""), query, rel)
+                                                           told), query, rel)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the
