@@ -31,7 +31,7 @@ For each embedder (baseline ``e5hybrid``, the former default; measured: the defa
 a fresh real managed engine is started under a temp dir, the files of every set are ingested
 (timed: the ingest ratio is the last / the first, both cold), and every question goes through
 ``Host.search``. The same index is then searched again under other settings, each reported as
-``<embedder>-<name>``: ``ranked`` (rank_passages on, for the learned embedders) and each
+``<embedder>-<name>``: ``ranked`` (rank_passages on, with ``--ranked``) and each
 ``--variant NAME:KEY=VALUE[,...]`` (workspace config overrides: today's default beside a new one,
 in the same run, when the new one is a setting; a ``py:MODULE.NAME`` key sets a module constant
 for that variant's searches instead, e.g. ``today:py:mnote_kr_pdf_bbox.answer.BY_MEANING=false``,
@@ -141,10 +141,10 @@ def parse_variant(text: str) -> tuple[str, dict[str, Any]]:
 
 
 def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_k: int,
-                 variants: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                 variants: dict[str, dict[str, Any]] | None = None, ranked: bool = False) -> dict[str, Any]:
     """Ingest ``files`` into a fresh managed engine with embedder ``name`` and search every label;
     then search the same index again under each variant's config overrides (``ranked``:
-    rank_passages on, for the learned embedders, and those of ``--variant``), kept as
+    rank_passages on, when asked, and those of ``--variant``), kept as
     ``results_<variant>``."""
     tmp = Path(tempfile.mkdtemp(prefix=f"mnote-bench-retrieval-{name.replace('@', '-')}-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
@@ -208,7 +208,7 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
                "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
                "all": {k: v[1] for k, v in both.items()}, "ms": ms}
         todo = dict(variants or {})
-        if name != "hashing":
+        if ranked and name != "hashing":
             # The same engine and index with each found file's best chunk first turned on (off
             # by default): the before/after of mnote_kr_lightrag.client.passages, with no second ingest.
             todo = {"ranked": {"providers.lightrag.rank_passages": True}, **todo}
@@ -392,6 +392,8 @@ def main() -> int:
     parser.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE[,KEY=VALUE]",
                         help="also search each index with these workspace config overrides (repeatable), "
                              "reported as <embedder>-NAME: e.g. today's default beside a new one")
+    parser.add_argument("--ranked", action="store_true",
+                        help="also search each index with rank_passages on (a whole search pass: off by default)")
     parser.add_argument("--dump", type=Path, help="write every search's citations to this JSON file")
     parser.add_argument("--from-dump", type=Path, help="evaluate a saved --dump instead of running the engine")
     parser.add_argument("--misses", action="store_true", help="print every place@1 miss of the last embedder")
@@ -423,7 +425,7 @@ def main() -> int:
         runs = {}
         for name in args.embedders.split(","):
             print(f"\n[{name}] starting a fresh engine, ingesting {len(files)} files (cold) ...", flush=True)
-            runs[name] = run_embedder(name, labels, files, args.top_k, variants)
+            runs[name] = run_embedder(name, labels, files, args.top_k, variants, args.ranked)
     for name, r in runs.items():
         print(f"[{name}] embedder {r['embedder']}; start {r['start_s']:.1f}s, ingest {r['ingest_s']:.1f}s "
               f"({sorted(set(r['statuses']))}), {len(r['results'])} searches {r['search_s']:.1f}s")
