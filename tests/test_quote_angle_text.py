@@ -1,4 +1,4 @@
-"""A user's words in angle brackets stay in the quote; only markup a parser or converter left goes.
+"""A user's words in angle brackets stay in the quote, as written; only markup a parser or converter left goes.
 
 Seen by a newcomer: the DOCX paragraph ``Page break in>><<this hyperlink and another one here>><<with
 text following`` (``python-docx__par-rendered-page-breaks.docx``, as LightRAG's parser writes a
@@ -11,8 +11,10 @@ Markup is decided by structure (``cleaning.tags``): any name with quoted attribu
 markup writes it (``<br/>``, ``<TABLE>``; not ``<Enter>``, ``<Option>``) with attributes (not ``<b and c>``),
 closed later in the text, closing one, or alone among the text's other markup (a README's ``<details>``,
 an .html page); a tag parsers write bare (``<br>``, ``<sup>``). A lone ``<title>`` or ``<input>`` in prose
-is the text's. A ``<`` shown as text reads ``< `` (a space after it, as before), so no quote holds
-anything a Markdown or HTML renderer would take for a tag.
+is the text's. A ``<`` of the text is shown as written: until round 26 a space followed it (``< Enter>``,
+``in>><< this``, a newcomer's nc26b finding: Word shows ``in>><<this``), so that an agent echoing the quote
+into Markdown would not hide it; a quote is text, and whoever renders it as HTML or Markdown escapes it
+(the viewer and search page do, ``html.escape``).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ NOTE = "Press <Enter> to confirm the kumquat dialog, then type a<b and see the r
 
 
 def _words(text: str) -> str:
-    """``text`` with a shown ``<`` back as written: the comparison is about words, not the space."""
-    return " ".join(text.replace("< ", "<").split())
+    """``text`` with its whitespace collapsed: the comparison is about words, not line breaks."""
+    return " ".join(text.split())
 
 
 def test_a_docx_paragraphs_words_between_page_break_marks_stay() -> None:
@@ -52,7 +54,7 @@ def test_a_notes_words_in_angle_brackets_stay() -> None:
     bundle = clean_citation_text(NOTE, "kumquat dialog")
     assert _words(bundle.display_quote) == NOTE
     assert _words(bundle.locator_evidence_text) == NOTE
-    assert bundle.display_quote == "Press < Enter> to confirm the kumquat dialog, then type a< b and see the result."
+    assert bundle.display_quote == NOTE  # as written: no space after a "<" (it was "Press < Enter>", "a< b")
 
 
 @pytest.mark.parametrize("text", [
@@ -93,13 +95,14 @@ def test_the_docx_paragraph_is_quoted_in_its_own_words() -> None:
     paragraphs = [p.text for p in parse_file(str(path), os.stat(path)).paragraphs]
     query = "page break inside a hyperlink"
     context = clean_citation_text(PAGE_BREAKS_CHUNK, query).display_quote
+    assert paragraphs[2] == "Page break in>><<this hyperlink and another one here>><<with text following"
     for place in paragraphs[1:4]:
-        assert _words(paragraph_quote(context, place, query) or "") == place
+        assert paragraph_quote(context, place, query) == place  # Word shows "in>><<this", never "in>><< this"
 
 
 def test_html_a_markdown_file_holds_is_not_shown_as_broken_tags() -> None:
     """DESIGN.md principle 4: displayQuote has no broken tags. A README's <details>/<summary> (and MathML's
-    <mfrac>, <section>, <abbr>) were stripped before r13; now each shows as '< details>', '< /summary>'."""
+    <mfrac>, <section>, <abbr>) were stripped before r13; then each showed as '< details>', '< /summary>'."""
     from mnote_kr.plugins import load_plugins
 
     plugins = load_plugins(None)

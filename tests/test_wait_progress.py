@@ -145,7 +145,8 @@ def test_a_file_with_its_chunk_count_only_says_how_many_chunks_it_has() -> None:
     many = ProviderActivity(stage="processing", chunks_total=143)
     line = view.step(["lib/handbook.md", "lib/note0.md"], {"lib/handbook.md": many, "lib/note0.md": one})
     assert line is not None and line.endswith("indexing now: lib/handbook.md (processing for 0 s: 143 chunks), "
-                                              "lib/note0.md (processing for 0 s: 1 chunk)"), line
+                                              "lib/note0.md (processing for 0 s: 1 chunk, embedded in one batch "
+                                              "with the 143 of lib/handbook.md, so both finish together)"), line
 
 
 def test_the_last_line_says_which_files_failed_and_does_not_count_them_indexed() -> None:
@@ -210,3 +211,29 @@ def test_the_first_line_says_what_the_files_it_names_wait_for() -> None:
     line = view.step(["a.md", "b.md", "c.md"], {})
     assert line == ("waiting for 3 file(s) to be indexed; indexed 0/3 files; 0 s so far; "
                     "waiting for LightRAG to list: a.md, b.md, c.md")
+
+
+def test_a_small_file_processed_beside_a_large_one_says_it_finishes_with_it() -> None:
+    """nc26b: "python-docx__par-rendered-page-breaks.docx (processing for 1m 45s: 1 chunk)" for a 4-paragraph file.
+    LightRAG 1.5.7 (its log of that run) took it up beside the 483-chunk handbook, then embedded the vectors of both
+    in one write ("chunks flush: embedding 484 vectors in 49 batch(es)") and completed both 4 minutes later. The
+    line says so: its one chunk is embedded with the handbook's 483, and both finish together."""
+    clock = Clock()
+    view = _view(clock)
+    small = ProviderActivity(stage="processing", since_ms=(START_S + 10) * 1000 - 105_000, chunks_total=1)
+    big = ProviderActivity(stage="processing", since_ms=(START_S + 10) * 1000 - 104_000, chunks_total=483)
+    line: Any = view.step(["page-breaks.docx", "handbook.docx"], {"page-breaks.docx": small, "handbook.docx": big})
+    assert ("indexing now: page-breaks.docx (processing for 1m 45s: 1 chunk, embedded in one batch with the 483 "
+            "of handbook.docx, so both finish together), handbook.docx (processing for 1m 44s: 483 chunks)") in line
+    assert line.detail["working"][0]["batchedWith"] == "handbook.docx"
+    assert "batchedWith" not in line.detail["working"][1]
+    # the large file extracting entities (an LLM configured) is another wait: nothing is said of a shared batch
+    extracting = msgspec.structs.replace(big, step="extracting entities", chunks_done=40)
+    view = _view(clock)
+    line = view.step(["page-breaks.docx", "handbook.docx"], {"page-breaks.docx": small, "handbook.docx": extracting})
+    assert "page-breaks.docx (processing for 1m 45s: 1 chunk)" in line and "batchedWith" not in str(line.detail)
+    # two files of like size: each is its own
+    view = _view(clock)
+    like = msgspec.structs.replace(big, chunks_total=2)
+    line = view.step(["page-breaks.docx", "handbook.docx"], {"page-breaks.docx": small, "handbook.docx": like})
+    assert "page-breaks.docx (processing for 1m 45s: 1 chunk)," in line

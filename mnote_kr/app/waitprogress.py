@@ -1,7 +1,8 @@
 """The progress lines of a wait for the provider (``ingest --wait``): what to say, and when.
 
 A line says how long the wait has run, how many files are indexed, the file(s) the provider is working on now
-(its stage, for how long, its step and chunks when it says: ``EntryUpdate.activity``), how many it holds queued,
+(its stage, for how long, its step and chunks when it says: ``EntryUpdate.activity``; a small file processed beside a
+far larger one, that it finishes with it: :func:`_batched`), how many it holds queued,
 not begun (stage ``queued``: nc24b read 38 queued notes as "parsing for 1m 17s", and progress looked stuck), and
 the files it has said nothing of yet, the first few of each by name. A line is printed when something a person
 would notice changed (a file done, a file taken up, a stage or step begun); chunk counts moving are shown at
@@ -108,6 +109,7 @@ class WaitProgress:
             if act.chunks_total is not None:
                 item["chunksTotal"] = act.chunks_total
             out.append(item)
+        _batched(out)
         return sorted(out, key=lambda w: -w["forS"])
 
     def _line(self, waiting: Sequence[str], working: list[dict[str, Any]], queued: list[str], now: float,
@@ -118,7 +120,8 @@ class WaitProgress:
                  + (f" ({len(failed)} failed: {names_text(list(failed))})" if failed else ""),
                  f"{elapsed_text(elapsed)} so far"]
         if working:
-            said = [_working_text(w) for w in working[:WORKING_SHOWN]]
+            chunks = {w["path"]: w["chunksTotal"] for w in working if "chunksTotal" in w}
+            said = [_working_text(w, chunks) for w in working[:WORKING_SHOWN]]
             more = len(working) - WORKING_SHOWN
             parts.append("indexing now: " + ", ".join(said) + (f" and {more} more" if more > 0 else ""))
         if queued:
@@ -171,15 +174,39 @@ def _failed_list(failed: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"path": path, "reason": reason} for path, reason in failed.items()]
 
 
-def _working_text(w: dict[str, Any]) -> str:
-    """``handbook.docx (processing for 2m 10s: extracting entities, chunk 120 of 500)``."""
+def _working_text(w: dict[str, Any], chunks: Mapping[str, int] | None = None) -> str:
+    """``handbook.docx (processing for 2m 10s: extracting entities, chunk 120 of 500)``; ``chunks``: the chunks of
+    each file worked on (the one a file is ``batchedWith`` is named with its count)."""
+    chunks = chunks or {}
     what = [w["step"]] if w.get("step") and w["step"] != w["stage"] else []
     if "chunksDone" in w:
         what.append(f"chunk {w['chunksDone']} of {w.get('chunksTotal', '?')}")
     elif "chunksTotal" in w:
         what.append(f"{w['chunksTotal']} chunk" + ("s" if w["chunksTotal"] != 1 else ""))
+        if "batchedWith" in w:
+            what[-1] += (f", embedded in one batch with the {chunks.get(w['batchedWith'], '?')} of {w['batchedWith']}, "
+                         "so both finish together")
     tail = (": " + ", ".join(what)) if what else ""
     return f"{w['path']} ({w['stage']} for {elapsed_text(w['forS'])}{tail})"
+
+
+#: A file processed beside one with at least this many times its chunks (and ``BATCHED_LEAST`` at least) waits on
+#: that file's chunks: LightRAG 1.5.7 embeds the chunks of the files it processes side by side in one write.
+BATCHED_TIMES = 4
+BATCHED_LEAST = 10
+
+
+def _batched(working: list[dict[str, Any]]) -> None:
+    """Mark each file LightRAG processes beside a far larger one (``batchedWith``): nc26b read a 1-chunk file
+    "processing for 1m 45s" beside a 483-chunk handbook. LightRAG's log of that run: after both were chunked,
+    one flush embedded "484 vectors in 49 batch(es)", and both completed when it ended, 4 minutes later. Only
+    while neither says a step of its own (an LLM's extraction, the graph's merge: another wait)."""
+    plain = [w for w in working if w["stage"] == "processing" and "step" not in w and "chunksDone" not in w
+             and isinstance(w.get("chunksTotal"), int)]
+    for w in plain:
+        big = max((o for o in plain if o is not w), key=lambda o: o["chunksTotal"], default=None)
+        if big is not None and big["chunksTotal"] >= max(BATCHED_LEAST, BATCHED_TIMES * w["chunksTotal"]):
+            w["batchedWith"] = big["path"]
 
 
 def _kind(step: str | None) -> str | None:

@@ -23,6 +23,7 @@ from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furnit
 from mnote_kr.citations.cleaning.headlead import heading_lead
 from mnote_kr.citations.cleaning.listquote import list_quote
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
+from mnote_kr.citations.cleaning.quoteend import settled_end
 from mnote_kr.citations.cleaning.textlayer import unreadable_layer
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
@@ -171,6 +172,14 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
                  by_meaning: ByMeaning | None = None, *, path: str | None = None) -> tuple[str, str | None]:
+    """:func:`_quote_at` with its end settled: never a dangling word that reads as complete (``quoteend``: a PDF
+    box at a column's end, "... a fiber locking collar. This", ends at "collar.")."""
+    shown, own = _quote_at(plugins, locator, context, query, by_meaning, path=path)
+    return settled_end(shown, query), own
+
+
+def _quote_at(plugins: Plugins, locator: Locator, context: str, query: str,
+              by_meaning: ByMeaning | None = None, *, path: str | None = None) -> tuple[str, str | None]:
     """The citation's ``displayQuote``: the locator's own quote (``Locator.quote``: OCR lines); else
     the sentences of the cleaned chunk ``context`` that stand at the place the locator found
     (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or

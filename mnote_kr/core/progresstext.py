@@ -67,7 +67,7 @@ def repeating(say: Callable[[], None], every: float) -> Iterator[None]:
 PACE_MIN_S = 3.0
 
 
-def time_left(first: tuple[float, int] | None, now: tuple[float, int], total: int) -> float | None:
+def time_left(first: tuple[float, float] | None, now: tuple[float, float], total: float) -> float | None:
     """Seconds a step of like units (the paragraphs a step embeds) has left of ``total``, at the rate since its
     first batch ended (``first``: when, how many done; a model's start-up falls in that batch and would skew
     it), or None until a later batch has ended ``PACE_MIN_S`` after it: the rate is not known before.

@@ -40,8 +40,9 @@ class ProgressLine(msgspec.Struct, kw_only=True, frozen=True, rename="camel", om
     lines of an ingest's wait only, holds the line's facts as data (``app/waitprogress.py``):
     ``step: "wait"``, ``elapsedS``, ``indexed``, ``total``, ``waiting`` (every file not indexed
     yet), ``working`` (``path``, ``stage``, ``forS``, and ``step``, ``chunksDone``,
-    ``chunksTotal`` when the provider says), ``heartbeat`` (nothing new since the last line), and
-    ``done`` on the last; an embedding line's are ``step: "embed"``, ``done``, ``total``, ``elapsedS``."""
+    ``chunksTotal`` when the provider says, ``batchedWith`` when a far larger file processed beside it holds
+    it), ``heartbeat`` (nothing new since the last line), and ``done`` on the last; an embedding line's are
+    ``step: "embed"``, ``done``, ``total``, ``elapsedS``, and ``leftS`` or ``finishing`` once its pace is known."""
 
     seq: int
     at_ms: int

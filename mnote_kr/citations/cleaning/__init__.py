@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from collections.abc import Callable
 from typing import NamedTuple
 
 from mnote_kr.citations.cleaning.copyable import (
@@ -55,7 +56,6 @@ from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
 from mnote_kr.citations.cleaning.markup import (
     _DISPLAY_MAP,
     _LOCATOR_MAP,
-    _NEUTRALISE_RE,
     _map_markers,
     _normalize_lines,
     _render,
@@ -86,6 +86,9 @@ __all__ = [
 ]
 
 
+# a "<" a tag could start with: kept as written when cleaning the text again keeps it (``_as_written``)
+_TAG_START_RE = lazy_compile(r"<(?=/?[A-Za-z])")
+_ATTR_TAG_RE = lazy_compile(r"</?[A-Za-z][\w:.-]*\s+[\w:.-]+\s*=\s*[\"']")
 _TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
 _MD_STRONG_RE = lazy_compile(r"(\*\*)(?=\S)([^\n]{1,300}?)(?<=\S)\*\*(?!\w)")
 # a backslash before the punctuation Markdown converters escape (not LaTeX's \[ \( \|, grep's \|, a path's \U)
@@ -97,6 +100,25 @@ def _display_core(raw: str) -> str:
 
 
 def _display_from_neutral(neutral: str) -> str:
+    return _as_written(neutral, _display_steps, _display_core_steps)
+
+
+def _as_written(neutral: str, steps: Callable[[str, bool], str], again: Callable[[str], str]) -> str:
+    """``steps(neutral)`` with each ``<`` of the text as written (``in>><<this``, ``Press <Enter>``), when
+    cleaning that text again keeps it (``again``) and no tag with an attribute begun shows in it; else with a
+    space after every ``<`` before a letter (``< equ``), so a half tag the walk kept as text (``<equ`` once a
+    tag after it went, ``<equation format="lat"0``) never reads as markup, and cleaning stays idempotent."""
+    text = steps(neutral, False)
+    if _TAG_START_RE.search(text) is None or (_ATTR_TAG_RE.search(text) is None and again(text) == text):
+        return text
+    return steps(neutral, True)
+
+
+def _display_core_steps(text: str) -> str:
+    return _display_steps(_render(text), False)
+
+
+def _display_steps(neutral: str, spaced: bool) -> str:
     text = _map_markers(sheet_headings(neutral), _DISPLAY_MAP)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -113,7 +135,9 @@ def _display_from_neutral(neutral: str) -> str:
     if "\\" in text:  # Markdown's escapes, as converters write them (after "**": "\\*\\*" is no emphasis)
         text = _MD_ESCAPE_RE.sub(r"\1", text)
     text = _collapse(join_cjk_lines(text))  # a wrapped line of Chinese is no space between its words
-    text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
+    text = _math_in_text(text)
+    if spaced:
+        text = _TAG_START_RE.sub("< ", text)
     text = _collapse(drop_tag_tails(text))
     if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would
         text = _collapse(_math_in_text(text))
@@ -152,9 +176,18 @@ def locator_text(raw: str) -> str:
 
 
 def _locator_from_neutral(neutral: str) -> str:
+    return _as_written(neutral, _locator_steps, _locator_core_steps)
+
+
+def _locator_core_steps(text: str) -> str:
+    return _locator_steps(_render(text), False)
+
+
+def _locator_steps(neutral: str, spaced: bool) -> str:
     text = _normalize_lines(_math_in_text(_map_markers(sheet_headings(neutral), _LOCATOR_MAP)))
-    text = _NEUTRALISE_RE.sub("< ", drop_tag_tails(text))
-    return _strip_lead(text).strip()
+    if spaced:
+        text = _TAG_START_RE.sub("< ", text)
+    return _strip_lead(drop_tag_tails(text)).strip()
 
 
 def fingerprint(display: str) -> str:

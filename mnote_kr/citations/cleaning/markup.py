@@ -55,7 +55,6 @@ _INLINE_TAGS = frozenset(
     "a em strong small s q dfn abbr data time code var samp kbd sub sup i b u mark bdi bdo span del ins "
     "big tt strike font nobr acronym".split()
 )
-_NEUTRALISE_RE = lazy_compile(r"<(?=/?[A-Za-z])")
 
 # --------------------------------------------------------------------------- tables
 
@@ -187,11 +186,11 @@ def _html_rows(content: str) -> list[list[str]]:
 
 
 def _half_tag(fragment: str, at_end: bool, html: bool) -> str:
-    """A '<'+letter that is not a complete tag: cut tag (dropped) or text ("x<y" → "x< y")."""
+    """A '<'+letter that is not a complete tag: cut tag (dropped) or text ("x<y", kept as written)."""
     half = _HALF_RE.match(fragment)
     if half is None or is_cut_tag(half.group(1), half.group(2), at_end, html):
         return " "
-    return "< " + fragment[1:]
+    return fragment
 
 
 def _strip_tags(text: str, html: bool = False) -> str:
@@ -205,7 +204,7 @@ def _strip_tags(text: str, html: bool = False) -> str:
     def repl(m: re.Match[str]) -> str:
         if m.group(0).endswith(">") and (tag := _TAG_RE.fullmatch(m.group(0))):
             if m.start() not in marks.at:
-                return tag.group(0)  # the text's own "<...>" (shown as "< ...")
+                return tag.group(0)  # the text's own "<...>", kept as written
             return "" if tag.group(2).lower() in _INLINE_TAGS else " "  # km<sup>2</sup> → km2
         return _half_tag(m.group(0), m.end() >= n, marks.html)
 

@@ -41,8 +41,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnote_kr.citations.rank.embedpace import Pace, place_cost
 from mnote_kr.core.procs import pid_alive
-from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating, time_left
+from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating
 
 if TYPE_CHECKING:
     import numpy as np
@@ -123,7 +124,7 @@ def stored(key: str) -> np.ndarray | None:
     return vecs
 
 
-def embed_places(texts: Sequence[str], progress: Callable[[int], None] | None = None) -> bool:
+def embed_places(texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> bool:
     """Embed and store a file's places unless their vectors are stored; True when embedded now.
 
     Raises ``e5.ModelUnavailable`` when the model cannot be loaded."""
@@ -133,11 +134,12 @@ def embed_places(texts: Sequence[str], progress: Callable[[int], None] | None = 
     return True
 
 
-def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None] | None) -> None:
+def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int, int], None] | None) -> None:
     """Embed the places of several files in one pass and store each file's vectors: a text met
     twice (a repeated header, a caption, the same paragraph in two files) is embedded once, and
     the model batches places of similar length across files. ``progress`` gets the number of
-    places (non-blank texts, repeats counted) done after each batch."""
+    places (non-blank texts, repeats counted) done after each batch, and the work they cost the model
+    (``embedpace.place_cost`` of each text embedded)."""
     import numpy as np
 
     from mnote_kr.citations.rank.e5 import model
@@ -150,8 +152,10 @@ def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None]
                 places[t] = places.get(t, 0) + 1
     unique = list(places)
     counts = list(places.values())
+    costs = [place_cost(t) for t in unique] if progress is not None else []
     vecs = m.embed(unique, max_tokens=MAX_PLACE_TOKENS,
-                   progress=None if progress is None else lambda done: progress(sum(counts[i] for i in done)))
+                   progress=None if progress is None else
+                   lambda done: progress(sum(counts[i] for i in done), sum(costs[i] for i in done)))
     row = {t: k for k, t in enumerate(unique)}
     for texts in files:
         out = np.zeros((len(texts), 384), np.float32)
@@ -188,9 +192,9 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
     """Embed every queued file's places (ingest's last preparation step); the number of files
     embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs; 45 s so far``, from
     the second batch on, once its pace is measured over a few seconds, with the time left (``, about 1m 30s
-    left``: :func:`time_left`), the last ``embedding places: 400/400 paragraphs in 2m 10s``, each a
-    ``ProgressText`` whose ``detail`` is ``{"step": "embed", "done", "total", "elapsedS", "leftS"?}``; ``status``
-    shows the count."""
+    left``, or ``, finishing`` near the end: ``embedpace.Pace``), the last ``embedding places: 400/400 paragraphs
+    in 2m 10s``, each a ``ProgressText`` whose ``detail`` is ``{"step": "embed", "done", "total", "elapsedS",
+    "leftS"?, "finishing"?}``; ``status`` shows the count."""
     global embed_problem
     embed_problem = None
     with _queue_lock:
@@ -204,31 +208,32 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
     if not total:
         return 0
     done = 0
+    work = 0.0
+    pace = Pace(sum(place_cost(t) for t in {t for texts in todo for t in texts if t.strip()}))
     started = clock()
-    first: tuple[float, int] | None = None  # when the first batch ended, and its count: the rate is measured from it
     said = threading.Lock()  # the batches' lines and the heartbeat's, one at a time
 
     def say(again: bool = False) -> None:
-        nonlocal first
         with said:
             line = f"embedding places: {done}/{total} paragraphs"
             if not again:
                 _record_progress(line if done < total else "")
             now = clock()
-            if first is None and done and not again:
-                first = (now, done)
+            if not again:
+                pace.batch(now, work)
             elapsed = now - started
             detail: dict[str, Any] = {"step": "embed", "done": done, "total": total, "elapsedS": round(elapsed, 1)}
             when = f"; {elapsed_text(elapsed)} so far" if done < total else f" in {elapsed_text(elapsed)}"
-            left = time_left(first, (now, done), total)
-            if left is not None and done < total:
-                when += f", about {elapsed_text(left)} left"
-                detail["leftS"] = round(left)
+            if done < total:
+                left, facts = pace.left(now, work)
+                when += left
+                detail.update(facts)
             progress(ProgressText(line + when, detail))
 
-    def step(n: int) -> None:
-        nonlocal done
+    def step(n: int, cost: float | None = None) -> None:
+        nonlocal done, work
         done += n
+        work += cost if cost is not None else n * pace.total_work / total  # a count alone: the mean place's
         say()
 
     step(0)

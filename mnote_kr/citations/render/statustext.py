@@ -111,8 +111,10 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
         line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. {lost['paths'][0]}; "
                  "an ingest without --wait leaves that to sync)")
     lines = [line + waiting]
-    lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored, in one store for "
-                 "every workspace of this home and every version a file had (not this workspace's count)"
+    # the store's sets, not files (nc26b: "16 set(s)" for 14 files): what the others are is said
+    lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored for every "
+                 "workspace of this home: one per version of a file's places, and one more for a PDF's OCR lines or a "
+                 "workbook's hidden rows (this workspace's files: 'Places' above)"
                  + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     return lines
 

@@ -339,6 +339,22 @@ def record_for(sha: str) -> Scan | None:
     return result
 
 
+def pages_to_recognise(missing: int, garbled: int, total: int) -> str:
+    """Why OCR reads the pages it reads, as a person says it: ``its only page has an unreadable text layer``, ``of
+    its 5 pages, 2 have no text layer and 1 has an unreadable one`` (nc26a read "0 pages without a text layer, 1
+    with an unreadable one of 1")."""
+    if total == 1 and missing + garbled == 1:
+        return "its only page has " + ("no text layer" if missing else "an unreadable text layer")
+    if missing == total:
+        return f"none of its {total} pages has a text layer"
+    if garbled == total:
+        return f"all {total} of its pages have an unreadable text layer"
+    said = [f"{n} {'has' if n == 1 else 'have'} {what}"
+            for n, what in ((missing, "no text layer"),
+                            (garbled, "an unreadable one" if missing else "an unreadable text layer")) if n]
+    return f"of its {total} pages, " + " and ".join(said)
+
+
 def scan(path: str, progress: Progress = _quiet) -> Scan:
     """This file's recognition, from the cache or made now (and kept). A file over a budget raises
     ``OverBudgetError``; a file that cannot be read is a record with ``error`` (kept, not retried)."""
@@ -462,9 +478,8 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
             progress(f"{name}: text layer unreadable on {len(garbled)} page(s) (a font without a usable Unicode "
                      "map): read by OCR")
         if chosen:  # "N/M pages": a step's count, which 'ingest' prints piped (each tenth, every 4 s)
-            without = f"{len(missing)} pages without a text layer" + (
-                f", {len(garbled)} with an unreadable one" if garbled else "")
-            progress(f"OCR {name}: 0/{len(chosen)} pages recognised ({without} of {total})")
+            progress(f"OCR {name}: 0/{len(chosen)} pages recognised "
+                     f"({pages_to_recognise(len(missing), len(garbled), total)})")
         for i in range(total):
             page = pdf[i]
             if i not in chosen:

@@ -40,7 +40,8 @@ def test_unreadable_layer_is_recognised_said_and_listed(plugins: Plugins, garble
     assert "归纳法" in text and "\x9c" not in text and "Ø" not in text, text[:300]
     assert f"{garbled.name}: text layer unreadable on 1 page(s) (a font without a usable Unicode map): " \
            "read by OCR" in said, said
-    assert any("0 pages without a text layer, 1 with an unreadable one of 1" in line for line in said), said
+    # nc26a read "0/1 pages recognised (0 pages without a text layer, 1 with an unreadable one of 1)"
+    assert f"OCR {garbled.name}: 0/1 pages recognised (its only page has an unreadable text layer)" in said, said
     from mnote_kr_ocr.scan import cached
 
     record = cached(str(garbled))
@@ -89,3 +90,19 @@ def test_record_kept_before_the_check_is_made_again(plugins: Plugins, garbled: P
     assert calls == [1] and scan.cached(str(garbled)).unreadable_pages() == [1]
     plugins.recognize_text(str(garbled))
     assert calls == [1]  # the new record answers
+
+
+@pytest.mark.parametrize(("missing", "garbled", "total", "said"), [
+    (0, 1, 1, "its only page has an unreadable text layer"),
+    (1, 0, 1, "its only page has no text layer"),
+    (3, 0, 3, "none of its 3 pages has a text layer"),
+    (0, 2, 2, "all 2 of its pages have an unreadable text layer"),
+    (3, 0, 6, "of its 6 pages, 3 have no text layer"),
+    (0, 1, 4, "of its 4 pages, 1 has an unreadable text layer"),
+    (2, 1, 5, "of its 5 pages, 2 have no text layer and 1 has an unreadable one"),
+])
+def test_the_pages_to_recognise_are_counted_as_a_person_says_it(missing: int, garbled: int, total: int,
+                                                                said: str) -> None:
+    from mnote_kr_ocr.scan import pages_to_recognise
+
+    assert pages_to_recognise(missing, garbled, total) == said
