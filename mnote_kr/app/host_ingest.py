@@ -228,8 +228,12 @@ class HostIngest(HostPlaces):
         record_skipped(self, passed, [*(item.source_path for item in report.items), *(s.rel_path for s in sources)])
         sources = self._take_over_moves(sources, report) if not force else sources
         sources = self._refuse_over_budget(sources, report)
-        # Sent by an earlier ingest and still being indexed: a wait follows them too.
-        in_flight = self._in_flight(report) if wait else []
+        # Sent by an earlier ingest and still being indexed: a wait follows them too; without one, one look
+        # (the provider sends again a file its engine stopped in the middle of: nothing else would index it).
+        in_flight = self._in_flight(report)
+        if in_flight and not wait:
+            self._look_at(in_flight, report)
+            in_flight = []
         if not sources and not in_flight:
             if wait if embed is None else embed:  # files a search placed by words only (their places changed)
                 self._embed_places(after_wait_s=None, scope=_looked_at(report, sources))
@@ -304,6 +308,23 @@ class HostIngest(HostPlaces):
         reg = self.registry()
         return [e for rel in unchanged if (e := reg.entries.get(rel)) is not None
                 and e.status in ("submitted", "processing") and not e.stale]
+
+    def _look_at(self, in_flight: list[SourceEntry], report: IngestReport) -> None:
+        """One look (no wait) at files an earlier ingest sent, reported unchanged: the provider records how they
+        stand and sends again the ones its engine stopped in the middle of. A file it said something new of is
+        reported as it stands now; the provider not answering changes nothing (they were not sent now)."""
+        try:
+            updates = list(self.plugins.sync(self.context(), in_flight, 0.0) or [])
+        except ProviderError:
+            return
+        self.apply_updates(updates)
+        before = {e.source_root_relative_path: e for e in in_flight}
+        told = {u.source_root_relative_path for u in updates if (b := before.get(u.source_root_relative_path))
+                and (u.status != b.status or (u.last_error or None) != (b.last_error or None))}
+        if told:
+            reg = self.registry()
+            report.items = [_followed(reg.entries[i.source_path]) if i.source_path in told else i
+                            for i in report.items]
 
     def _send(self, sources: list[SourceFile], force: bool) -> tuple[list[SourceFile], ProviderError | None]:
         """Record each source's intent, then send them in batches: the sources as sent (with the
@@ -511,8 +532,10 @@ def _looked_at(report: IngestReport, sources: list[SourceFile]) -> set[str]:
 
 
 def _followed(entry: SourceEntry) -> IngestItem:
-    """The report line of a file an earlier ingest sent and this one followed: how it ended."""
-    reason = entry.last_error if entry.status == "failed" else "sent by an earlier ingest, unchanged since"
+    """The report line of a file an earlier ingest sent and this one followed: how it ended (still in flight with
+    the provider's word on it, e.g. sent again after its engine stopped: that word)."""
+    said = entry.status == "failed" or (entry.status in ("submitted", "processing") and entry.last_error)
+    reason = entry.last_error if said else "sent by an earlier ingest, unchanged since"
     return IngestItem(source_path=entry.source_root_relative_path, status=entry.status,
                       reason=reason or "indexing failed", light_rag_doc_id=entry.light_rag_doc_id)
 

@@ -174,6 +174,8 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
     prov = result.get("provider") or {}
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    for item in (prov.get("inFlightNotes") or [])[:50]:  # still being indexed, with the provider's new word on it
+        lines.append(f"{'note:':<24}{item['path']} ({item['note']})")
     for item in (prov.get("notSent") or [])[:50]:  # queued: the provider was busy (after a wait) or down
         lines.append(f"{'NOT sent:':<24}{item['path']} ({not_sent_text(item['reason'], prov.get('busyWait'))})")
     if len(prov.get("notSent") or []) > 50:
