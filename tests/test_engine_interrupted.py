@@ -1,4 +1,5 @@
-"""An engine stopped mid-ingest, the host's side (nc26c surprise 1): ``status`` and a search name a file the
+"""An engine stopped mid-ingest, the host's side (nc26c surprise 1): ``ingest --wait`` that loses its provider
+prints what it had done before its one error line; ``status`` and a search name a file the
 engine stopped in the middle of as interrupted, not "still being indexed"; ``sync``, and ``ingest`` of that file
 (unchanged, no --force), let the provider send it again and say so; a wait says it was sent again, not how long
 it was "processing". The provider's side (what is interrupted, how it is sent again) is
@@ -24,6 +25,7 @@ from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx
 from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderError, ProviderLostError
 from mnote_kr.models import (
     EntryUpdate,
     ProviderActivity,
@@ -33,7 +35,24 @@ from mnote_kr.models import (
     SourceEntry,
 )
 
+DOWN = "The managed LightRAG engine is not running and no LightRAG URL is configured"
 SENT_AGAIN = "the engine stopped while indexing it; sent again: LightRAG indexes it anew"
+
+
+class StopsMidWait(FakeProvider):
+    """Indexes kb/a.md at the first look of a wait, then its engine stops: every later call fails."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted")
+        self.looks = 0
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.looks += 1
+        if self.looks > 1:
+            raise ProviderError(DOWN, hint="start it with 'mnote-kr engine start'")
+        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processed")
+                for e in entries if e.source_root_relative_path == "kb/a.md"]
 
 
 class Interrupted(FakeProvider):
@@ -91,8 +110,46 @@ def _kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
 
 
 @pytest.fixture
+def stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
+    yield _kb(tmp_path, monkeypatch, capsys, StopsMidWait())
+
+
+@pytest.fixture
 def stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
     yield _kb(tmp_path, monkeypatch, capsys, Interrupted())
+
+
+def test_an_ingest_that_loses_its_engine_mid_wait_reports_what_it_did_then_one_error_line(stops: KB) -> None:
+    out, err = stops.run("ingest", "kb", "--wait", "--timeout", "30", code=1)
+    lines = out.splitlines()
+    assert any(line.split() == ["processed", "kb/a.md"] for line in lines), out  # indexed before the stop
+    assert any(line.startswith("not indexed") and "kb/b.md" in line for line in lines), out  # and not
+    assert not any("being indexed" in line for line in lines), out  # nothing indexes it now
+    [error] = err.splitlines()[-1:]
+    assert error.startswith(f"Error: {DOWN}; the wait stopped there, with 1 of 2 file(s) indexed"), err
+    assert "'mnote-kr engine start'" in error and "'mnote-kr sync --wait 300'" in error, error
+    entries = stops.host.registry().entries
+    assert (entries["kb/a.md"].status, entries["kb/b.md"].status) == ("processed", "submitted")
+
+
+def test_its_json_report_says_the_provider_was_lost_and_is_the_only_object_on_stdout(stops: KB) -> None:
+    out, err = stops.run("ingest", "kb", "--wait", "--timeout", "30", "--json", code=1)
+    report = json.loads(out)  # one object: the report, no error object after it
+    assert report["providerError"] == DOWN
+    assert {i["sourcePath"]: i["status"] for i in report["items"]} == {"kb/a.md": "processed", "kb/b.md": "submitted"}
+    assert err.splitlines()[-1].startswith(f"Error: {DOWN}")
+
+
+def test_the_host_raises_the_lost_provider_with_the_report(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
+    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
+    host, _ = fake_host(ws, StopsMidWait())
+    with pytest.raises(ProviderLostError) as caught:
+        host.ingest(["kb"], wait=True, wait_s=30)
+    assert caught.value.report.provider_error == DOWN
+    assert caught.value.report.counts == {"processed": 1, "submitted": 1}
+    assert isinstance(caught.value, ProviderError)  # the HTTP API and MCP answer it as before (502, isError)
 
 
 def test_status_names_an_interrupted_file_and_does_not_count_it_as_being_indexed(stopped: KB) -> None:

@@ -18,6 +18,7 @@ import msgspec
 from mnote_kr.app.host_places import HostPlaces, placing_runs
 from mnote_kr.app.moves import gone_twins, take_over
 from mnote_kr.app.patience import Patience, moves
+from mnote_kr.app.syncwait import lost_error
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text, steps_note
 from mnote_kr.core import known
 from mnote_kr.core.registry import (
@@ -245,6 +246,7 @@ class HostIngest(HostPlaces):
         # an ingested folder is a library as a root is: 'mnote-kr mcp' started elsewhere finds it (agents.library)
         known.remember(self.workspace.root)
         still: list[str] = []
+        lost: ProviderError | None = None  # the provider stopped answering during the wait
         keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
@@ -260,20 +262,22 @@ class HostIngest(HostPlaces):
             preparing.start()
             try:
                 still = self._wait_for([rel for _, rel in prepare], wait_s, idle=wait_idle)
+            except ProviderError as exc:  # its engine stopped: what was done is reported, then this error
+                lost = exc
             finally:
                 preparing.join()
             if still:
                 report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
         else:
             self._prepare_locate(prepare, keys)
-        if error is None and (wait if embed is None else embed):
+        if error is None and lost is None and (wait if embed is None else embed):
             # Citable by words from here; placed by meaning once their paragraphs' vectors exist
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
                                announce=bool(wait and placing and prepare))
-        elif error is None:  # their places queued and not embedded: remembered, named, and sync embeds them
+        elif error is None and lost is None:  # their places queued and not embedded: named, and sync embeds them
             report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
         for src in sources:
@@ -291,6 +295,8 @@ class HostIngest(HostPlaces):
             report.items = [_followed(reg.entries[i.source_path]) if i.source_path in followed else i
                             for i in report.items]
         report.counts = _count(report.items)
+        if lost is not None:
+            raise lost_error(lost, report, [rel for _, rel in prepare])
         if error is not None:
             raise ProviderError(
                 f"{error.message}; {len(sources)} file(s) queued in the registry",

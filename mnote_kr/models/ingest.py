@@ -108,3 +108,6 @@ class IngestReport(Base, kw_only=True):
     wait_timed_out: WaitTimeout | None = None
     #: Set when the ingest did not embed places and files it looked at are placed by words only.
     words_only: WordsOnlyFiles | None = None
+    #: Set when the provider stopped answering during the wait (its engine stopped): its error. The items
+    #: say how far each file got (``processed``: indexed; ``submitted``/``processing``: not indexed).
+    provider_error: str | None = None
