@@ -25,6 +25,10 @@ at most every few seconds (paced by how long a listing takes): a listing is a pa
 documents, each sorted by the server on the event loop that is indexing. Work LightRAG would
 refuse while busy (a scan, a delete) waits until the counts show it idle, or unchanged for
 ``_STALL_S`` (a pipeline stopped with documents pending is restarted only by a scan).
+
+A followed document LightRAG lists in flight, unchanged for a while, beside an idle pipeline (the pipeline
+status read fresh) is one an engine stop interrupted (``interrupted``): a scan sends it again, and a wait
+says so until LightRAG has taken it up anew (``_resent``).
 """
 
 from __future__ import annotations
