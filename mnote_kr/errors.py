@@ -13,7 +13,8 @@ broadly.
     ├── WaitTimeoutError      a --wait ended with files still being indexed (exit 1)
     ├── PluginError           a plugin failed to load or a hook raised
     ├── ProviderError         the retrieval provider failed (down, slow, garbage)
-    │   └── ProviderBusyError     the provider is busy; retry later, nothing is lost
+    │   ├── ProviderBusyError     the provider is busy; retry later, nothing is lost
+    │   └── ProviderLostError     the provider stopped answering during a wait; ``report`` says what was done
     ├── LocatorError          a source file could not be read for locating
     │   └── DocumentError         broken, encrypted, oversized or hostile document
     │       └── OverBudgetError       over a reader's budget: refused before the provider sees it
@@ -26,7 +27,7 @@ broadly.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import logging
@@ -129,6 +130,18 @@ class ProviderBusyError(ProviderError):
     def __init__(self, message: str, *, url: str | None = None, retry_after: float | None = None) -> None:
         super().__init__(message, url=url, hint="the request stays queued and is retried by 'mnote-kr sync'")
         self.retry_after = retry_after
+
+
+class ProviderLostError(ProviderError):
+    """The provider stopped answering while ``ingest --wait`` followed its work (its engine stopped): the
+    ingest's ``report`` (``provider_error`` set) says which files were indexed and which not, and the CLI
+    prints it before this error's one line (nc26c: an engine stopped mid-ingest left only that line)."""
+
+    def __init__(self, message: str, *, report: Any, url: str | None = None,  # noqa: ANN401
+                 hint: str | None = None) -> None:
+        # ``report`` is an ``IngestReport``: this module sits below the models, so it is not named here
+        super().__init__(message, url=url, hint=hint)
+        self.report = report
 
 
 class LocatorError(MnoteKrError):

@@ -153,9 +153,10 @@ def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
     ref = components["SyncResponse"]["properties"]["provider"]["$ref"]
     provider = components[ref.rsplit("/", 1)[1]]
     keys = {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut", "notSent",
-            "movedFollowed"}  # notSent, movedFollowed: added since
-    # movedFollowed (a count, ux24) defaults to 0, so the schema does not require it
-    assert set(provider["properties"]) == keys and set(provider["required"]) == keys - {"movedFollowed"}
+            "movedFollowed", "inFlightNotes"}  # notSent, movedFollowed, inFlightNotes: added since
+    # movedFollowed (a count, ux24) defaults to 0 and inFlightNotes to [], so the schema does not require them
+    assert set(provider["properties"]) == keys and set(provider["required"]) == keys - {"movedFollowed",
+                                                                                       "inFlightNotes"}
     answer = httpx.post(f"{server.url}{API}/sync", json={"waitS": 0}, timeout=30,
                         headers={"Authorization": f"Bearer {server.token}"})
     assert answer.status_code == 200 and set(answer.json()["provider"]) == keys
@@ -167,5 +168,6 @@ def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
             "failed": [{"path": "kb/a.md", "reason": "no text"}], "stillFailed": [{"path": "kb/b.pdf", "reason": "x"}],
             "waitTimedOut": {"seconds": 0.5, "stillWaiting": ["kb/c.md"]},
             "notSent": [{"path": "kb/d.md", "reason": "LightRAG is busy: Pipeline is currently busy"}],
-            "movedFollowed": 1}
+            "movedFollowed": 1, "inFlightNotes": [{"path": "kb/e.docx", "note": "the engine stopped while indexing it; "
+                                                                               "sent again: LightRAG indexes it anew"}]}
     assert msgspec.json.decode(msgspec.json.encode(msgspec.convert(full, SyncProvider))) == full

@@ -277,7 +277,9 @@ class AgentStatus(Out, kw_only=True, frozen=True):
 
     ``changedSinceIndexed``, ``missingSinceIndexed``, ``pendingNew`` and ``wordsOnly`` are the parts of
     ``mnote-kr status --json`` of the same names (``wordsOnly``: its ``meaning.wordsOnly``): files a
-    search no longer cites as they are on disk, new files, files placed by words only."""
+    search no longer cites as they are on disk, new files, files placed by words only. ``interrupted``
+    (its ``registry.interrupted``): files sent whose indexing the engine stopped in the middle of, not
+    being indexed until ``fix`` sends them again."""
 
     schema: str = AGENT_STATUS_SCHEMA
     workspace: str
@@ -291,6 +293,7 @@ class AgentStatus(Out, kw_only=True, frozen=True):
     moved_since_indexed: AgentMoves = AgentMoves()
     pending_new: AgentPendingNew = AgentPendingNew()
     words_only: AgentWordsOnly = AgentWordsOnly()
+    interrupted: AgentFiles = AgentFiles()
 
 
 class DeletedSource(Out, kw_only=True, frozen=True):

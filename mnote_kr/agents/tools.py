@@ -167,6 +167,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         moved_since_indexed=_part(raw.get("movedSinceIndexed"), AgentMoves),
         pending_new=_part(raw.get("pendingNew"), AgentPendingNew),
         words_only=_part((raw.get("meaning") or {}).get("wordsOnly"), AgentWordsOnly),
+        interrupted=_part(reg.get("interrupted"), AgentFiles),
     )
 
 

@@ -254,13 +254,20 @@ class Host(HostIngest, HostStatus):
                  and (now := after.entries.get(w.source_root_relative_path)) is not None
                  and being_indexed(now)]
         timed_out = msgspec.to_builtins(WaitTimeout(seconds=wait_s, still_waiting=still)) if still else None
+        # Sent and still in flight, with a new word of the provider's on them (e.g. sent again after its engine
+        # stopped in the middle of them): said, as a sync that only "followed" them said nothing had changed.
+        noted = [{"path": w.source_root_relative_path, "note": now.last_error} for w in waiting
+                 if (now := after.entries.get(w.source_root_relative_path)) is not None
+                 and now.status in ("submitted", "processing") and not now.stale and now.last_error
+                 and now.last_error != w.last_error]
         # Failed before this sync and still failed (sync does not send an unchanged file again).
         seen = {f["path"] for f in failed}
         still_failed = [{"path": rel, "reason": note.last_error or "indexing failed"}
                         for rel, note in after.notes(failed_tag) if rel not in seen]
         # Of the stale records after, the old paths of moves followed: counted apart, as 'status' counts them.
         return {"before": before, "after": after.counts(), "movedFollowed": stale_notes(after, 0)[1],
-                "followed": len(waiting), "failed": failed, "stillFailed": still_failed, "waitTimedOut": timed_out}
+                "followed": len(waiting), "inFlightNotes": noted, "failed": failed, "stillFailed": still_failed,
+                "waitTimedOut": timed_out}
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that

@@ -18,6 +18,7 @@ import msgspec
 from mnote_kr.app.host_places import HostPlaces, placing_runs
 from mnote_kr.app.moves import gone_twins, take_over
 from mnote_kr.app.patience import Patience, moves
+from mnote_kr.app.syncwait import lost_error
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text, steps_note
 from mnote_kr.core import known
 from mnote_kr.core.registry import (
@@ -228,8 +229,12 @@ class HostIngest(HostPlaces):
         record_skipped(self, passed, [*(item.source_path for item in report.items), *(s.rel_path for s in sources)])
         sources = self._take_over_moves(sources, report) if not force else sources
         sources = self._refuse_over_budget(sources, report)
-        # Sent by an earlier ingest and still being indexed: a wait follows them too.
-        in_flight = self._in_flight(report) if wait else []
+        # Sent by an earlier ingest and still being indexed: a wait follows them too; without one, one look
+        # (the provider sends again a file its engine stopped in the middle of: nothing else would index it).
+        in_flight = self._in_flight(report)
+        if in_flight and not wait:
+            self._look_at(in_flight, report)
+            in_flight = []
         if not sources and not in_flight:
             if wait if embed is None else embed:  # files a search placed by words only (their places changed)
                 self._embed_places(after_wait_s=None, scope=_looked_at(report, sources))
@@ -241,6 +246,7 @@ class HostIngest(HostPlaces):
         # an ingested folder is a library as a root is: 'mnote-kr mcp' started elsewhere finds it (agents.library)
         known.remember(self.workspace.root)
         still: list[str] = []
+        lost: ProviderError | None = None  # the provider stopped answering during the wait
         keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
@@ -256,20 +262,22 @@ class HostIngest(HostPlaces):
             preparing.start()
             try:
                 still = self._wait_for([rel for _, rel in prepare], wait_s, idle=wait_idle)
+            except ProviderError as exc:  # its engine stopped: what was done is reported, then this error
+                lost = exc
             finally:
                 preparing.join()
             if still:
                 report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
         else:
             self._prepare_locate(prepare, keys)
-        if error is None and (wait if embed is None else embed):
+        if error is None and lost is None and (wait if embed is None else embed):
             # Citable by words from here; placed by meaning once their paragraphs' vectors exist
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
                                announce=bool(wait and placing and prepare))
-        elif error is None:  # their places queued and not embedded: remembered, named, and sync embeds them
+        elif error is None and lost is None:  # their places queued and not embedded: named, and sync embeds them
             report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
         for src in sources:
@@ -287,6 +295,8 @@ class HostIngest(HostPlaces):
             report.items = [_followed(reg.entries[i.source_path]) if i.source_path in followed else i
                             for i in report.items]
         report.counts = _count(report.items)
+        if lost is not None:
+            raise lost_error(lost, report, [rel for _, rel in prepare])
         if error is not None:
             raise ProviderError(
                 f"{error.message}; {len(sources)} file(s) queued in the registry",
@@ -304,6 +314,23 @@ class HostIngest(HostPlaces):
         reg = self.registry()
         return [e for rel in unchanged if (e := reg.entries.get(rel)) is not None
                 and e.status in ("submitted", "processing") and not e.stale]
+
+    def _look_at(self, in_flight: list[SourceEntry], report: IngestReport) -> None:
+        """One look (no wait) at files an earlier ingest sent, reported unchanged: the provider records how they
+        stand and sends again the ones its engine stopped in the middle of. A file it said something new of is
+        reported as it stands now; the provider not answering changes nothing (they were not sent now)."""
+        try:
+            updates = list(self.plugins.sync(self.context(), in_flight, 0.0) or [])
+        except ProviderError:
+            return
+        self.apply_updates(updates)
+        before = {e.source_root_relative_path: e for e in in_flight}
+        told = {u.source_root_relative_path for u in updates if (b := before.get(u.source_root_relative_path))
+                and (u.status != b.status or (u.last_error or None) != (b.last_error or None))}
+        if told:
+            reg = self.registry()
+            report.items = [_followed(reg.entries[i.source_path]) if i.source_path in told else i
+                            for i in report.items]
 
     def _send(self, sources: list[SourceFile], force: bool) -> tuple[list[SourceFile], ProviderError | None]:
         """Record each source's intent, then send them in batches: the sources as sent (with the
@@ -511,8 +538,10 @@ def _looked_at(report: IngestReport, sources: list[SourceFile]) -> set[str]:
 
 
 def _followed(entry: SourceEntry) -> IngestItem:
-    """The report line of a file an earlier ingest sent and this one followed: how it ended."""
-    reason = entry.last_error if entry.status == "failed" else "sent by an earlier ingest, unchanged since"
+    """The report line of a file an earlier ingest sent and this one followed: how it ended (still in flight with
+    the provider's word on it, e.g. sent again after its engine stopped: that word)."""
+    said = entry.status == "failed" or (entry.status in ("submitted", "processing") and entry.last_error)
+    reason = entry.last_error if said else "sent by an earlier ingest, unchanged since"
     return IngestItem(source_path=entry.source_root_relative_path, status=entry.status,
                       reason=reason or "indexing failed", light_rag_doc_id=entry.light_rag_doc_id)
 

@@ -158,6 +158,8 @@ class HostStatus:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         unrecorded = _indexed_unrecorded(reg, out["provider"])
         out["registry"]["indexedUnrecorded"] = {"count": len(unrecorded), "paths": unrecorded[:50]}
+        stopped = _sent(reg, out["provider"].get("interrupted"))
+        out["registry"]["interrupted"] = {"count": len(stopped), "paths": stopped[:50], "fix": "mnote-kr sync"}
         out["meaning"] = _meaning_status(self, reg, frozenset(unrecorded))
         out["registry"]["behind"] = _behind(reg, out["provider"])
         if out["registry"]["behind"] and not _caught_up and _catch_up(self, reg):
@@ -190,7 +192,13 @@ class HostStatus:
 def _indexed_unrecorded(reg: Registry, provider: Mapping[str, Any]) -> list[str]:
     """The files the registry records as sent (``submitted``, ``processing``; not stale) whose documents the
     provider says it has indexed (``indexedUnrecorded``): a search cites them already; the next sync records it."""
-    said = provider.get("indexedUnrecorded") or []
+    return _sent(reg, provider.get("indexedUnrecorded"))
+
+
+def _sent(reg: Registry, said: Any) -> list[str]:  # noqa: ANN401 (a list of paths from the provider's report)
+    """Of the paths the provider ``said``, those the registry records as sent (``submitted``, ``processing``;
+    not stale): e.g. the files whose indexing its engine stopped in the middle of (``interrupted``), which no
+    longer are being indexed, whatever its documents say, until the next sync sends them again."""
     if not said:
         return []
     said = set(said)

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Protocol
 from mnote_kr.app.patience import Patience, moves
 from mnote_kr.app.waitprogress import WaitProgress
 from mnote_kr.core.registry import NOT_TERMINAL
+from mnote_kr.errors import ProviderError, ProviderLostError
 
 if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
     from mnote_kr.core.registry import Registry
-    from mnote_kr.models import EntryUpdate, ProviderActivity, SourceEntry
+    from mnote_kr.models import EntryUpdate, IngestReport, ProviderActivity, SourceEntry
     from mnote_kr.plugins import Plugins
 
 #: The statuses of a file on its way into the index (queued, sent, being indexed).
@@ -89,3 +90,15 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float, *, idle: b
         bound.saw(moves(batch, activity))
         if bound.remaining() <= 0:  # the caller says so (the CLI: one line and exit 1)
             return
+
+
+def lost_error(exc: ProviderError, report: IngestReport, followed: list[str]) -> ProviderLostError:
+    """The error ``ingest --wait`` ends with when the provider stopped answering during its wait (its engine
+    stopped): its own message, how many of the files ``followed`` were indexed, and what indexes the others.
+    ``report`` (its items as the registry has them) goes with it, ``provider_error`` set."""
+    status = {item.source_path: item.status for item in report.items}
+    done = sum(1 for rel in followed if status.get(rel) == "processed")
+    report.provider_error = exc.message
+    hint = "; ".join(filter(None, [exc.hint, "then 'mnote-kr sync --wait 300' indexes the others"]))
+    return ProviderLostError(f"{exc.message}; the wait stopped there, with {done} of {len(followed)} file(s) "
+                             "indexed (listed above)", report=report, url=exc.url, hint=hint)

@@ -174,9 +174,17 @@ def _failed_list(failed: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"path": path, "reason": reason} for path, reason in failed.items()]
 
 
+#: The stage of a file the provider's engine stopped in the middle of, which the wait sent again: its
+#: old stage and time mean nothing (nc26c read "processing for 3m 17s" beside an idle LightRAG).
+INTERRUPTED = "interrupted"
+
+
 def _working_text(w: dict[str, Any], chunks: Mapping[str, int] | None = None) -> str:
     """``handbook.docx (processing for 2m 10s: extracting entities, chunk 120 of 500)``; ``chunks``: the chunks of
-    each file worked on (the one a file is ``batchedWith`` is named with its count)."""
+    each file worked on (the one a file is ``batchedWith`` is named with its count). A file sent again after an
+    engine stop: ``handbook.docx (interrupted: the engine stopped while indexing it; sent again)``."""
+    if w["stage"] == INTERRUPTED:
+        return f"{w['path']} (interrupted: the engine stopped while indexing it; sent again)"
     chunks = chunks or {}
     what = [w["step"]] if w.get("step") and w["step"] != w["stage"] else []
     if "chunksDone" in w:

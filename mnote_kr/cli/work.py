@@ -9,10 +9,13 @@ counts and a wait's lines, one plain line each; none with ``--json`` (stdout is 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.cli.boundary import echo, emit_json
 from mnote_kr.cli.reports import Ctx
+
+if TYPE_CHECKING:
+    from mnote_kr.models import IngestReport
 
 
 def _clear_bar(as_json: bool) -> None:
@@ -25,14 +28,14 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
                as_json: bool) -> None:
     """``mnote-kr ingest``: the report, then the exit (``outcome``)."""
     host = obj.host(progress=not as_json)
-    report = host.ingest(obj.paths(paths), force=force, wait=wait, wait_s=timeout, limit=limit)
-    _clear_bar(as_json)
-    if as_json:
-        emit_json(report)
-    else:
-        from mnote_kr.citations.render.synctext import render_ingest
+    from mnote_kr.errors import ProviderLostError
 
-        echo(render_ingest(report))
+    try:
+        report = host.ingest(obj.paths(paths), force=force, wait=wait, wait_s=timeout, limit=limit)
+    except ProviderLostError as exc:  # its engine stopped during the wait: what was done, then its one line
+        _print_ingest(exc.report, as_json)
+        raise
+    _print_ingest(report, as_json)
     # The report is out; when not everything made it (failed, or still being indexed when the
     # wait ended), the exit code and one line say so.
     from mnote_kr.cli.outcome import ingest_outcome
@@ -40,6 +43,17 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
     problem = ingest_outcome(report)
     if problem is not None:
         raise problem
+
+
+def _print_ingest(report: IngestReport, as_json: bool) -> None:
+    """``ingest``'s report on stdout: JSON, or a line per file and the counts."""
+    _clear_bar(as_json)
+    if as_json:
+        emit_json(report)
+    else:
+        from mnote_kr.citations.render.synctext import render_ingest
+
+        echo(render_ingest(report))
 
 
 def sync_run(obj: Ctx, *, wait_s: float, no_disk: bool, reread: bool, as_json: bool) -> None:

@@ -457,6 +457,10 @@ class ProviderStatus(Base, kw_only=True):
     #: The entries (workspace-relative paths) not recorded as indexed (``EntryColumns.live`` 0) whose documents
     #: the provider has indexed: a search cites them already, and the registry records it at the next sync.
     indexed_unrecorded: list[str] = []
+    #: The entries (workspace-relative paths) sent and not indexed whose indexing the provider's engine stopped in
+    #: the middle of (its process ended): the provider still lists them as in progress, and is idle. Nothing
+    #: indexes them until the next ``sync`` sends them again.
+    interrupted: list[str] = []
 
 
 class PluginInfo(Base, kw_only=True):

@@ -36,7 +36,8 @@ class ProviderActivity(Frozen, frozen=True, kw_only=True):
 
     ``stage`` is the provider's word for where the file is (LightRAG: ``queued``, ``parsing``,
     ``analyzing``, ``processing``; ``queued``: held and not being worked on, before its first stage
-    or between two); ``since_ms`` the wall-clock time it entered that stage, when
+    or between two; ``interrupted``: its engine stopped in the middle of it, and the wait sent it again);
+    ``since_ms`` the wall-clock time it entered that stage, when
     known; ``step`` what it does inside the stage (``extracting entities``, ``merging into the
     graph``); ``chunks_done`` of ``chunks_total`` the chunks it has worked through, when known."""
 
@@ -107,3 +108,6 @@ class IngestReport(Base, kw_only=True):
     wait_timed_out: WaitTimeout | None = None
     #: Set when the ingest did not embed places and files it looked at are placed by words only.
     words_only: WordsOnlyFiles | None = None
+    #: Set when the provider stopped answering during the wait (its engine stopped): its error. The items
+    #: say how far each file got (``processed``: indexed; ``submitted``/``processing``: not indexed).
+    provider_error: str | None = None

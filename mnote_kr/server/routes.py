@@ -139,12 +139,19 @@ class SyncFailure(msgspec.Struct, kw_only=True):
     reason: str
 
 
+class SyncNote(msgspec.Struct, kw_only=True):
+    path: str
+    note: str
+
+
 class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     """What ``Host.sync`` answers (its keys; typed so the OpenAPI document names them): registry counts
     before and after, entries followed, the files this sync saw fail, those failed before it and still
     failed, the files still being indexed when a ``waitS`` ended (``null``: none), and, as ``mnote-kr sync
     --json`` says them, the files still queued to be sent with why (``notSent``: LightRAG refused them as
-    busy, or is down; the next sync, or one with ``waitS``, sends them)."""
+    busy, or is down; the next sync, or one with ``waitS``, sends them), and the files still being indexed with
+    a new word of the provider's on them (``inFlightNotes``: e.g. sent again, its engine having stopped in the
+    middle of them)."""
 
     before: dict[str, int]
     after: dict[str, int]
@@ -155,6 +162,7 @@ class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     not_sent: list[SyncFailure]
     #: Of ``after``'s stale records, the old paths of moves followed (cited under the new path), as status counts them.
     moved_followed: int = 0
+    in_flight_notes: list[SyncNote] = []
 
 
 class SyncResponse(msgspec.Struct, kw_only=True):

@@ -70,15 +70,22 @@ STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted"
 MOVED_FOLLOWED = "moved and followed"
 
 
-def registry_counts(by_status: Mapping[str, int], followed: int) -> dict[str, int]:
+def registry_counts(by_status: Mapping[str, int], followed: int, interrupted: int = 0) -> dict[str, int]:
     """The registry's counts by status in the words people read (:data:`STATUS_WORDS`; two statuses of one word
     are one count), the old records of moves followed (stale in the registry, their files cited under the new
     path) counted apart from the stale files (nc18b: "3 stale" for two renames and a delete made three files look
-    broken). ``status`` and ``sync`` both say these."""
+    broken), and the files sent whose indexing the provider's engine stopped in the middle of (``interrupted``)
+    apart from those being indexed. ``status`` and ``sync`` both say these."""
     counts: dict[str, int] = {}
     for status, n in by_status.items():
         word = STATUS_WORDS.get(status, status.replace("_", " "))
         counts[word] = counts.get(word, 0) + n
+    interrupted = min(max(0, interrupted), counts.get("being indexed", 0))
+    if interrupted:
+        counts["being indexed"] -= interrupted
+        if not counts["being indexed"]:
+            del counts["being indexed"]
+        counts["interrupted"] = interrupted
     followed = min(followed, counts.get("stale", 0))
     if followed:
         counts["stale"] -= followed
@@ -88,16 +95,20 @@ def registry_counts(by_status: Mapping[str, int], followed: int) -> dict[str, in
     return counts
 
 
-def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecorded: int = 0) -> list[str]:
+def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecorded: int = 0,
+                 interrupted: int = 0) -> list[str]:
     """What a person needs of the places: how many files are citable now, how many of them are placed by
     meaning and by words only (the files whose places have no vectors: an ingest without --wait embeds none,
     and sync does), how many are still being indexed, and what to run; then the vector store, which is
     one for every workspace of this home and every version a file had (not this workspace's count).
     ``unrecorded``: sent files the provider has indexed that the registry still records as sent (it hears at the
-    next sync): citable, as a search cites them, and no longer being indexed, as the provider's documents say."""
+    next sync): citable, as a search cites them, and no longer being indexed, as the provider's documents say.
+    ``interrupted``: sent files whose indexing the provider's engine stopped in the middle of: not being indexed
+    (their own line says so, ``interrupted_line``)."""
     sent = int(by_status.get("submitted") or 0) + int(by_status.get("processing") or 0)
     unrecorded = min(max(0, unrecorded), sent)
     citable, sent = int(by_status.get("processed") or 0) + unrecorded, sent - unrecorded
+    sent -= min(max(0, interrupted), sent)
     lost = meant.get("wordsOnly") or {}
     waiting = f"; {sent} file(s) still being indexed (cited once LightRAG has indexed them)" if sent else ""
     them = "it" if unrecorded == 1 else "them"
@@ -119,10 +130,24 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     return lines
 
 
+def interrupted_line(stopped: Mapping[str, Any]) -> str:
+    """``Interrupted: kb/handbook.docx: the engine stopped while indexing it; 'mnote-kr sync' indexes it
+    again``: the files sent whose indexing the provider's engine stopped in the middle of (nc26c: one read
+    "still being indexed" for good beside an idle LightRAG)."""
+    count, paths = int(stopped.get("count") or 0), list(stopped.get("paths") or [])
+    fix = stopped.get("fix") or "mnote-kr sync"
+    if count == 1 and paths:
+        return f"Interrupted: {paths[0]}: the engine stopped while indexing it; '{fix}' indexes it again"
+    more = f" and {count - 5} more" if count > 5 else ""
+    return (f"Interrupted: {count} file(s): {', '.join(paths[:5])}{more}: the engine stopped while indexing them; "
+            f"'{fix}' indexes them again")
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
-    by_status = counts_text(registry_counts(reg["byStatus"], reg.get("movedFollowed") or 0)) \
+    by_status = counts_text(registry_counts(reg["byStatus"], reg.get("movedFollowed") or 0,
+                                            (reg.get("interrupted") or {}).get("count", 0))) \
         if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
@@ -242,8 +267,12 @@ def render_status(info: dict[str, Any]) -> str:
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     meant = info.get("meaning") or {}
+    stopped = reg.get("interrupted") or {}
     if meant:
-        lines += places_lines(meant, reg.get("byStatus") or {}, (reg.get("indexedUnrecorded") or {}).get("count", 0))
+        lines += places_lines(meant, reg.get("byStatus") or {}, (reg.get("indexedUnrecorded") or {}).get("count", 0),
+                              stopped.get("count", 0))
+    if stopped.get("count"):
+        lines.append(interrupted_line(stopped))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
         lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")

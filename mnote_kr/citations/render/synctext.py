@@ -10,7 +10,7 @@ from typing import Any
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
 from mnote_kr.citations.render.statustext import MOVED_FOLLOWED, counts_text, registry_counts
 from mnote_kr.core.readings import sync_lines
-from mnote_kr.models import IngestReport
+from mnote_kr.models import IngestItem, IngestReport
 
 
 def render_ingest(report: IngestReport) -> str:
@@ -20,7 +20,7 @@ def render_ingest(report: IngestReport) -> str:
     ingested again would list its whole library); one is named. ``--json`` lists every file."""
     unchanged = [item for item in report.items if item.status == "already_registered"]
     shown = report.items if len(unchanged) < 2 else [item for item in report.items if item not in unchanged]
-    lines = [f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "") for item in shown]
+    lines = [_item_line(item, report.provider_error) for item in shown]
     if len(unchanged) > 1:
         lines.append(f"{'unchanged':<18} {len(unchanged)} files already indexed, not sent again "
                      "(--force sends them again; --json lists them)")
@@ -37,6 +37,14 @@ def render_ingest(report: IngestReport) -> str:
 
 #: Sent to the provider and not indexed yet (a ``pending`` file was not sent: it waits in the queue).
 _IN_FLIGHT = frozenset({"submitted", "processing"})
+
+
+def _item_line(item: IngestItem, lost: str | None) -> str:
+    """``processed          kb/a.docx``; a file not indexed when the provider stopped answering during the
+    wait (``lost``) says so, not that it is being indexed (nothing is, until a sync sends it again)."""
+    if lost and item.status in (*_IN_FLIGHT, "pending"):
+        return f"{'not indexed':<18} {item.source_path} ({item.status} when the provider stopped answering)"
+    return f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "")
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -174,6 +182,8 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
     prov = result.get("provider") or {}
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    for item in (prov.get("inFlightNotes") or [])[:50]:  # still being indexed, with the provider's new word on it
+        lines.append(f"{'note:':<24}{item['path']} ({item['note']})")
     for item in (prov.get("notSent") or [])[:50]:  # queued: the provider was busy (after a wait) or down
         lines.append(f"{'NOT sent:':<24}{item['path']} ({not_sent_text(item['reason'], prov.get('busyWait'))})")
     if len(prov.get("notSent") or []) > 50:

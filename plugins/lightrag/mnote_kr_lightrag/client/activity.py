@@ -34,6 +34,9 @@ from .docrows import _ms, as_dict
 #: LightRAG statuses of a document it has taken and not finished → the stage a person reads.
 STAGES = {"pending": "queued", "parsing": "parsing", "analyzing": "analyzing", "processing": "processing",
           "preprocessed": "processing"}
+#: The stage of a document an engine stop interrupted, sent again by this wait (``interrupted``): its row
+#: still says the stage the stopped run left it in, and how long since then means nothing.
+INTERRUPTED = "interrupted"
 #: Where each stage's start is recorded in a row's metadata (epoch seconds).
 _STARTS = {"parsing": "parse_start_time", "analyzing": "analyzing_start_time", "processing": "process_start_time"}
 #: Per status, the metadata keys that say its stage's work is over: the document waits for the next stage.

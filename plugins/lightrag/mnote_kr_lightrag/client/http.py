@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import httpx
 from mnote_kr.plugin_api import ProviderBusyError, ProviderError
 
-from . import searchwait
+from . import interrupted, searchwait
 from .searchwait import STATUS_TIMEOUT_S, Indexing
 
 AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
@@ -339,7 +339,8 @@ class LightRagClient:
         request at all), one look at the pipeline status before a search: when LightRAG indexes, the line
         that this search may wait is said at once (before the ``timeout_s`` a held search waits unheard).
         What it saw, for the host (``diagnostics["indexing"]``): ``{"busy": false}`` (idle: done with every
-        file sent), or busy with the files its history says it finished in this run (``done``); None: no look."""
+        file sent, but for those its engine stopped in the middle of: ``interrupted``, when any), or busy with
+        the files its history says it finished in this run (``done``); None: no look."""
         self.looked = None
         if not sent:
             return None
@@ -348,7 +349,8 @@ class LightRagClient:
         except ProviderError:
             return None
         if not searchwait.at_work(status):
-            self.looked = {"busy": False}
+            stopped = self._interrupted(sent, status)
+            self.looked = {"busy": False, **({"interrupted": stopped} if stopped else {})}
             return self.looked
         what = searchwait.indexing(status)
         line = None
@@ -361,6 +363,19 @@ class LightRagClient:
         if line is not None:
             self.looked["said"] = line
         return self.looked
+
+    def _interrupted(self, sent: tuple[str, ...], idle: dict[str, Any]) -> list[str]:
+        """Which of ``sent`` an idle LightRAG still lists in flight (``interrupted``: its engine stopped in the
+        middle of them, and nothing indexes them until a sync sends them again; nc26c: searches never named the
+        handbook an engine stop left "processing"). One page of its documents in flight, oldest change first."""
+        body = {"page": 1, "page_size": min(200, max(10, 2 * len(sent))), "sort_field": "updated_at",
+                "sort_direction": "asc", "status_filters": ["pending", "parsing", "analyzing", "processing"]}
+        try:
+            page = self._dict("POST", "/documents/paginated", json=body, timeout=searchwait.LOOK_S)
+        except ProviderError:
+            return []
+        rows = [r for r in page.get("documents") or [] if isinstance(r, dict) and r.get("file_path") in set(sent)]
+        return sorted({str(r["file_path"]) for r in interrupted.interrupted(rows, idle, time.time())})
 
     def _processed(self, sent: tuple[str, ...], known: set[str]) -> list[str]:
         """Which of ``sent`` LightRAG has already indexed, in an earlier run than its current one (its history

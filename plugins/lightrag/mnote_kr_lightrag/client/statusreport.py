@@ -14,6 +14,7 @@ from typing import Any
 from mnote_kr.plugin_api import EntryColumns, ProviderStatus, SourceEntry
 
 from . import crossquery, exposure, naming, searchwait
+from . import interrupted as _interrupted
 from . import provider as _p
 from .docrows import as_dict
 from .http import ProviderHTTPError
@@ -55,6 +56,12 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
     indexed_unrecorded = [path for path, doc_id, name, live in zip(cols.paths, cols.doc_ids, cols.names, cols.live,
                                                                     strict=True)
                           if not live and ((doc_id and doc_id in done_ids) or (name and name in done_names))]
+    # Sent, and left in flight by an engine that stopped mid-run: LightRAG is idle beside them (``interrupted``).
+    stopped = _interrupted.interrupted(rows, health, _p.now_s())
+    stopped_ids, stopped_names = {r.get("id") for r in stopped}, {r.get("file_path") for r in stopped}
+    interrupted = [path for path, doc_id, name, live
+                   in zip(cols.paths, cols.doc_ids, cols.names, cols.live, strict=True)
+                   if not live and ((doc_id and doc_id in stopped_ids) or (name and name in stopped_names))]
     # Processed here but gone from LightRAG (e.g. a legacy name another workspace held):
     # 'mnote-kr ingest --force PATH' indexes it again.
     missing = [path for path, doc_id, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True)
@@ -94,7 +101,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         webui_url=f"{prov.settings.url}/webui/" if health.get("webui_available") else None,
         input_directory=str(input_dir) if input_dir else None,
         working_directory=health.get("working_directory") or prov.settings.working_dir, extra=extra,
-        warnings=warnings, settings=[translate], indexed_unrecorded=indexed_unrecorded,
+        warnings=warnings, settings=[translate], indexed_unrecorded=indexed_unrecorded, interrupted=interrupted,
     )
 
 

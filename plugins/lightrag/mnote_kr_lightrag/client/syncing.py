@@ -25,6 +25,10 @@ at most every few seconds (paced by how long a listing takes): a listing is a pa
 documents, each sorted by the server on the event loop that is indexing. Work LightRAG would
 refuse while busy (a scan, a delete) waits until the counts show it idle, or unchanged for
 ``_STALL_S`` (a pipeline stopped with documents pending is restarted only by a scan).
+
+A followed document LightRAG lists in flight, unchanged for a while, beside an idle pipeline (the pipeline
+status read fresh) is one an engine stop interrupted (``interrupted``): a scan sends it again, and a wait
+says so until LightRAG has taken it up anew (``_resent``).
 """
 
 from __future__ import annotations
@@ -34,11 +38,19 @@ from typing import Any
 
 import msgspec
 
-from mnote_kr.plugin_api import EntryUpdate, ProviderBusyError, ProviderError, SourceEntry, SourceFile
+from mnote_kr.plugin_api import (
+    EntryUpdate,
+    ProviderActivity,
+    ProviderBusyError,
+    ProviderError,
+    SourceEntry,
+    SourceFile,
+)
 
 from . import activity as _activity
 from . import busywait, links, naming
 from . import fallback as _fallback
+from . import interrupted as _interrupted
 from . import provider as _p
 from .docrows import DocIndex
 from .http import ProviderHTTPError, ProviderUnavailableError
@@ -59,6 +71,8 @@ _listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
 # The last listing's rows and the last pipeline status read (with when): progress only.
 _rows: dict[_Server, DocIndex] = {}
 _pipeline: dict[_Server, tuple[float, dict[str, Any] | None]] = {}
+# Documents sent again after an engine stop (their names), with when: a wait says so until LightRAG takes them up.
+_resent: dict[_Server, dict[str, float]] = {}
 
 
 def _source_of(entry: SourceEntry) -> SourceFile:
@@ -231,6 +245,7 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
         reindex: set[str] = set()
         deletes: list[SourceEntry] = []
         wants_scan = False
+        stopped: list[str] = []  # followed documents LightRAG lists in flight, unchanged for a while
         for rel, entry in by_rel.items():
             status, action, name = _merge(entry, current.get(rel))
             if status in _p.TERMINAL:
@@ -287,6 +302,8 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                     update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update
                 elif update.status == "processed" and kind_now == "document":
                     update = _fallback.try_thin(prov, entry, update, row, input_dir) or update
+                elif update.status in ("submitted", "processing") and _interrupted.stopped(row, _p.now_s()):
+                    stopped.append(rel)
                 current[rel] = update
                 continue
             if busy or input_dir is None or not input_dir.is_dir():
@@ -308,6 +325,8 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
         if deletes:
             for update in prov.delete(deletes):
                 current[update.source_root_relative_path] = _after_retry(update, due_ms, now_ms)
+        if stopped and _resend_interrupted(prov, server, stopped, current, by_rel, scan=not ingest):
+            last_scan = _p.now_s()
         if ingest and input_dir is not None:
             if suffixes is None:
                 suffixes = prov.supported_suffixes()
@@ -341,6 +360,32 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
     return _with_activity(prov, server, out, by_rel) if wait_s > 0 else out
 
 
+def _resend_interrupted(prov: _p.LightRagProvider, server: _Server, rels: list[str], current: dict[str, EntryUpdate],
+                        by_rel: dict[str, SourceEntry], *, scan: bool) -> bool:
+    """Send again the documents of ``rels`` (listed in flight, unchanged for a while) when LightRAG's
+    pipeline is idle: an engine stopped in the middle of them (``interrupted``). A scan makes LightRAG
+    run its pipeline, which takes them up anew; ``scan`` False: the round's own scan does. Their updates
+    say so (``last_error``), and a wait's progress until LightRAG has taken them up (``_resent``). The
+    pipeline status is read fresh, after the listing: the status counts' pacing (``_busy``) only guesses.
+    Returns whether they were sent again."""
+    try:
+        pipeline = prov.client.pipeline_status()
+    except (ProviderError, ValueError):
+        return False
+    _pipeline[server] = (_p.now_s(), pipeline)
+    if not _interrupted.idle(pipeline):
+        return False  # working: a run of LightRAG's takes them up (or is taking them up now)
+    if scan and prov.scan()[0] == "down":
+        return False
+    sent = _resent.setdefault(server, {})
+    for rel in rels:
+        current[rel] = msgspec.structs.replace(current[rel], last_error=_interrupted.SENT_AGAIN)
+        name = current[rel].light_rag_file_path or by_rel[rel].light_rag_file_path
+        if name:
+            sent[name] = _p.now_s()
+    return True
+
+
 def _nothing_due(by_rel: dict[str, SourceEntry], current: dict[str, EntryUpdate], due_ms: dict[str, int],
                  held: list[str], deadline: float) -> bool:
     """Whether a waiting call has nothing left to do before its deadline: every entry not done is
@@ -360,7 +405,9 @@ def _nothing_due(by_rel: dict[str, SourceEntry], current: dict[str, EntryUpdate]
 def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[EntryUpdate],
                    by_rel: dict[str, SourceEntry]) -> list[EntryUpdate]:
     """``updates`` with what LightRAG is doing with each document still in flight (``activity``),
-    from the last listing's rows and the pipeline status (read once per ``PIPELINE_EVERY_S``)."""
+    from the last listing's rows and the pipeline status (read once per ``PIPELINE_EVERY_S``); a document
+    sent again after an engine stop is said to be that until LightRAG has taken it up anew (its row still
+    tells the stage and the time the stopped run left it with: nc26c read "processing for 3m 17s")."""
     docs = _rows.get(server)
     if docs is None:
         return updates
@@ -380,8 +427,21 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
             pipeline = None
         _pipeline[server] = (_p.now_s(), pipeline)
     steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()})
-    return [msgspec.structs.replace(u, activity=_activity.activity_of(named[u.source_root_relative_path], steps))
-            if u.source_root_relative_path in named else u for u in updates]
+    sent = _resent.get(server, {})
+    out = []
+    for u in updates:
+        row = named.get(u.source_root_relative_path)
+        if row is None:
+            out.append(u)
+            continue
+        act, name = _activity.activity_of(row, steps), str(row.get("file_path", ""))
+        if act is not None and name in sent:
+            if act.since_ms is None or act.since_ms < sent[name] * 1000:  # not taken up anew yet
+                act = ProviderActivity(stage=_activity.INTERRUPTED, since_ms=int(sent[name] * 1000))
+            else:
+                del sent[name]
+        out.append(msgspec.structs.replace(u, activity=act))
+    return out
 
 
 def _probe(prov: _p.LightRagProvider) -> dict[str, int] | None:

@@ -489,7 +489,8 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
             # hostile 30 MB DOCX of benchmarks/hostile.py had 66,419 chunks) before it exits. Unless the pipelines
             # are known idle, the model service goes first (from then on nothing can be embedded), and
             # a busy server gets a short grace: what it holds unsaved is unfinished documents'
-            # work, which LightRAG redoes or mnote-kr's sync cleans up.
+            # work: LightRAG started again lists it in flight, idle, and mnote-kr's sync sends it again
+            # (client/interrupted.py) or cleans it up.
             idle = busy is False and all(pipeline_busy(b) is False for b in borrowers)
             if not idle and info.pids.get("models") and terminate(info.pids["models"], "models", timeout):
                 stopped.append(info.pids["models"])
