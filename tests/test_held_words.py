@@ -183,3 +183,16 @@ def test_a_scoped_search_is_sent_wider_only_when_that_finds_more_of_the_query(he
     message = why_no_results(_Reg(), {"outOfScope": 20}, True, (), held)["message"]  # type: ignore[arg-type]
     assert message.startswith("passages were found only in sources that cannot be cited (20 outside the files")
     assert ("search a wider folder or the whole workspace" in message) is wider
+
+
+def test_the_cli_and_the_agent_tool_say_the_file_was_found_by_its_words(kb: Host) -> None:
+    from mnote_kr.agents.contracts import QueryInput
+    from mnote_kr.agents.tools import tool_query
+    from tests.surfaces import cli_search
+
+    text = cli_search(kb, QUERY, False)
+    assert text.startswith("[") and "docs/poi__endnotes.docx" in text.splitlines()[0]
+    assert ("found by its words: docs/poi__endnotes.docx holds every word of the query, and LightRAG returned no "
+            "passage of it") in text
+    notes = tool_query(kb, QueryInput(query=QUERY)).notes
+    assert any(n.startswith("found by its words: docs/poi__endnotes.docx") for n in notes)
