@@ -35,7 +35,7 @@ import msgspec
 
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
-from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason, under
@@ -68,7 +68,14 @@ def query_terms(query: str) -> set[str]:
 
 
 def _holds(text: str, wanted: set[str]) -> bool:
-    return bool(text) and wanted <= set(terms(join_cjk_gaps(text)))
+    """``text`` holds every term ``wanted``. Each term's first three characters are in the folded text first (a stem
+    only ends otherwise than its word: "battery" of "batteries"), so most passages are not read for their terms:
+    reading every passage of a search was 20 ms of the pass's 21 (tune3, 40 searches)."""
+    if not text:
+        return False
+    joined = join_cjk_gaps(text)
+    folded = fold(joined)
+    return all(t[:3] in folded for t in wanted) and wanted <= set(terms(joined))
 
 
 def with_held_files(host: Host, reg: Registry, result: ProviderQueryResult, query: str, scope: list[str],
