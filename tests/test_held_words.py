@@ -108,11 +108,19 @@ def test_a_passage_found_holding_every_word_leaves_the_search_to_the_provider(kb
     assert ENDNOTES not in {c.source_root_relative_path for c in result.results}
 
 
-def test_a_scope_whose_files_lack_the_words_is_not_sent_to_a_wider_search_that_lacks_them_too(kb: Host) -> None:
+def test_a_scope_whose_files_lack_the_words_names_the_file_outside_it_that_holds_them(kb: Host) -> None:
     result = kb.search(QUERY, scope=[NOTES])
     assert not result.results
+    assert result.diagnostics["noResults"]["message"].endswith(
+        "docs/poi__endnotes.docx, not among the files searched, holds every word of the query: search it or the whole "
+        "workspace")
+
+
+def test_a_scope_is_not_sent_to_a_wider_search_when_no_file_and_no_passage_holds_the_words(kb: Host) -> None:
+    result = kb.search("software module for extracting text from binary Lucene quasars", scope=[NOTES])
+    assert not result.results
     message = result.diagnostics["noResults"]["message"]
-    assert "search a wider folder" not in message and "no file searched holds every word of the query" in message
+    assert "search a wider folder" not in message and "a wider search finds no more of it; try other words" in message
 
 
 def test_the_library_s_files_holding_every_term_are_read_from_their_words(tmp_path: Path) -> None:
@@ -176,6 +184,7 @@ class _Reg:
     ({**HELD, "files": [], "scopeCounted": True, "elsewhere": True}, True),  # a passage outside holds them
     ({**HELD, "files": [], "scopeCounted": False}, True),  # a file searched has no words counted
     ({**HELD, "files": [], "scopeCounted": True}, False),  # nowhere: a wider search finds no more
+    ({**HELD, "files": [], "scopeCounted": True, "outside": ["b.md"]}, False),  # named: "search it or the whole ..."
     ({**HELD, "scopeCounted": True}, False),  # the file searched holds them, in no one place
 ])
 def test_a_scoped_search_is_sent_wider_only_when_that_finds_more_of_the_query(held: dict[str, Any] | None,

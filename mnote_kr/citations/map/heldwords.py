@@ -19,10 +19,10 @@ is passed on after the provider's references, as a passage of its own (its text 
 provider did not rank it): the pipeline maps, cleans, locates and ranks it as any other, and its
 words decide where it goes. Nothing else changes: a search one of whose passages holds every word is left alone.
 
-What was found is the search's ``heldWords`` diagnostics (:func:`account`): the terms, the files holding them, those
-cited, whether a passage outside the scope held them: the weak rule (``weakabsent.held_reason``) and the no-results
-message (``noresults.why_no_results``) read it, so neither tells a person that nothing in the files answers, nor
-sends them to a wider search, when a file holds the query's every word.
+What was found is the search's ``heldWords`` diagnostics (:func:`with_held_files`' second value): the terms, the files
+holding them, those located and cited, whether a passage or a file outside the scope held them: the weak rule
+(``weakabsent.held_reason``) and the no-results message (``noresults.why_no_results``) read it, so neither tells a
+person that nothing in the files answers, nor sends them to a wider search, when a file holds the query's every word.
 """
 
 from __future__ import annotations
@@ -112,17 +112,20 @@ def with_held_files(host: Host, reg: Registry, result: ProviderQueryResult, quer
     if any(not lib.df.get(t) for t in wanted):  # a word no file holds: none holds them all
         return result, info
     found = []
+    outside = []  # files outside the scope holding them: a wider search would find them
     for rel, content_hash, size in libwords.holding(index_dir, wanted):
         entry = reg.entries.get(rel)
-        if rel in returned or entry is None or (scope and not any(under(rel, s) for s in scope)):
+        if rel in returned or entry is None:
             continue
         if not is_citable_tag(entry_tag(entry)) or excluded_reason(rel, reg.roots) \
                 or (content_hash and entry.source_hash and content_hash != entry.source_hash) \
                 or not entry.light_rag_file_path or live.get(entry.light_rag_file_path) is None:
             continue  # not citable now, or its words are of another version of it
-        found.append((size, rel, entry))
+        (found if not scope or any(under(rel, s) for s in scope) else outside).append((size, rel, entry))
     found.sort(key=lambda f: (f[0], f[1]))
     info["files"], info["count"] = [rel for _, rel, _ in found[:NAMED]], len(found)
+    if scope:
+        info["outside"] = sorted(rel for _, rel, _ in sorted(outside, key=lambda f: (f[0], f[1]))[:NAMED])
     added: list[ProviderReference] = []
     for _, rel, entry in found[:MAX_LOCATED]:
         place = _place(host, entry, query, wanted, locate)

@@ -494,10 +494,13 @@ def _wider(held: dict[str, Any] | None) -> str:
         return f"{files[0]} holds every word of the query, but no one place in it holds them together: try fewer words"
     if files:
         return f"{held.get('count', len(files))} of the files searched hold every word of the query: search one alone"
+    if outside := held.get("outside"):
+        return (f"{outside[0]}, not among the files searched, holds every word of the query: search it or the whole "
+                "workspace")
     if not held.get("scopeCounted") or held.get("elsewhere"):
         return WIDER
-    return ("no file searched holds every word of the query, nor does any passage found outside them: a wider search "
-            "finds no more of it; try other words")
+    return ("neither the files searched nor any other file holds every word of the query, nor does any passage found "
+            "outside them: a wider search finds no more of it; try other words")
 
 
 def more_left_behind(diagnostics: dict[str, Any]) -> str | None:
