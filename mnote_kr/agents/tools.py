@@ -43,7 +43,7 @@ from mnote_kr.agents.contracts import (
     agent_open_plan,
     object_schema,
 )
-from mnote_kr.citations.render.alsoasked import also_searched
+from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
 from mnote_kr.models import OpenPlan
@@ -223,7 +223,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         notes = list(diagnostics.get("notes", []))
         # (ask's notes have them already)
         notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics),
-                               also_searched(diagnostics, citations)])
+                               also_searched(diagnostics, citations), found_by_words(diagnostics, citations)])
         missing = list(found.not_indexed)
         query = found.query
         weak = found.weak_reason

@@ -27,6 +27,7 @@ from mnote_kr.citations.cleaning.quoteend import settled_end
 from mnote_kr.citations.cleaning.textlayer import unreadable_layer
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
+from mnote_kr.citations.map import heldwords
 from mnote_kr.citations.map.notindexed import absent_scope, uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
@@ -38,6 +39,7 @@ from mnote_kr.citations.render.ids import citation_id, citation_markdown, citati
 from mnote_kr.citations.render.kindclaims import without_unstated_kind
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.render.thinclaims import without_thin_claim
+from mnote_kr.citations.render.weakabsent import held_reason
 from mnote_kr.citations.text.textnorm import compile_patterns, iter_tokens, normalize
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry import Registry
@@ -300,6 +302,9 @@ def build_citations(
     """Turn provider references into de-duplicated, ranked citations; and the places among them whose
     sentences hold none of the query's words (``_settled`` quotes them by meaning when shown)."""
     ctx = host.context()
+    # files holding every word of the query that the provider did not return, cited where a place holds them
+    result, by_words = heldwords.with_held_files(host, reg, result, query, scope,
+                                             lambda request, st: _locate(host.plugins, request, st, None))
     entries = reg.by_provider_name()
     dropped: Counter[str] = Counter()
     since: dict[str, set[str]] = {}  # files changed or gone on disk since they were indexed, no sync seen
@@ -469,7 +474,8 @@ def build_citations(
                                                   diagnostics=c.diagnostics))
     diagnostics = {"providerReferences": total, "dropped": dict(dropped),
                    "timingsMs": {k: round(v, 2) for k, v in timings.items()},
-                   **{key: {"count": len(rels), "paths": sorted(rels)} for key, rels in since.items()}}
+                   **{key: {"count": len(rels), "paths": sorted(rels)} for key, rels in since.items()},
+                   **({"heldWords": by_words} if by_words is not None else {})}
     return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics, unanchored
 
 
@@ -496,7 +502,7 @@ def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
             ) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
     those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
-    weak = weak_reason(citations, query, library)
+    weak = held_reason(citations, query, diagnostics.get("heldWords"), weak_reason(citations, query, library))
     diagnostics["citable"] = len(citations)
     cited, folded = fold_places(citations, settle)
     diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
@@ -557,7 +563,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels),
-                                                  absent_scope(host, reg, scope_rels))
+                                                  absent_scope(host, reg, scope_rels), diagnostics.get("heldWords"))
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(

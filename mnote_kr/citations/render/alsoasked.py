@@ -24,3 +24,18 @@ def also_searched(diagnostics: dict[str, Any], citations: Sequence[Citation]) ->
     if not any(c.light_rag_file_path in added for c in citations):
         return None
     return f"also searched as: {found['text']}"
+
+
+def found_by_words(diagnostics: dict[str, Any], citations: Sequence[Citation]) -> str | None:
+    """``found by its words: FILE ...`` when a citation shown is of a file the host found by the query's words, not
+    the provider (``diagnostics.heldWords.cited``: ``map.heldwords``): its place leads on those words, not on the
+    provider's order, and the reader is told so."""
+    held = diagnostics.get("heldWords") if isinstance(diagnostics, dict) else None
+    cited = set(held.get("cited") or ()) if isinstance(held, dict) else set()
+    shown = [rel for rel in dict.fromkeys(c.source_root_relative_path for c in citations) if rel in cited]
+    if not shown:
+        return None
+    names = ", ".join(shown)
+    one = len(shown) == 1
+    return (f"found by its words: {names} {'holds' if one else 'hold'} every word of the query, and LightRAG returned "
+            f"no passage of {'it' if one else 'them'}")

@@ -419,13 +419,14 @@ def _across_scripts(query: str, citations: list[Citation], *, shown: bool = Fals
 
 
 def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
-                   absent: Sequence[str] = ()) -> dict[str, Any]:
+                   absent: Sequence[str] = (), held: dict[str, Any] | None = None) -> dict[str, Any]:
     """Why a search has no citation: ``{"reason": code, "message": one line with what to do}``.
 
     Codes: ``nothing_ingested``, ``still_indexing``, ``only_unusable_sources`` (the provider
     found passages, but only in stale, changed, deleted or out-of-scope sources),
     ``scope_not_found`` (every file or folder searched is neither on disk nor in the index:
-    ``absent``, a mistyped path, whose fix is the path, not a wider folder), ``no_match``.
+    ``absent``, a mistyped path, whose fix is the path, not a wider folder), ``no_match``. ``held``: the search's
+    ``heldWords`` (``map.heldwords``), which says whether a wider search would find the query's words (``_wider``).
     """
     counts = reg.counts()  # from the registry's columns (a stale entry counts as "stale"): nothing decoded
     live = counts.get("processed", 0)
@@ -462,7 +463,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
         # The fix that fits each cause, in the order the causes are listed.
         fixes = []
         if scoped and unusable.get("outOfScope"):
-            fixes.append("search a wider folder or the whole workspace")
+            fixes.append(_wider(held))
         if stale:
             # (sync and watch leave a changed file stale only in a root added with --no-follow)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
@@ -476,6 +477,30 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
                            + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
+
+
+WIDER = "search a wider folder or the whole workspace"
+
+
+def _wider(held: dict[str, Any] | None) -> str:
+    """What to do when the passages found are all outside the files searched: a wider search, unless the words the
+    library holds (``held``: ``heldWords``) say it would find no more of the query than this one. nc26b scoped
+    "A software module for extracting text from binary files" to the file holding it and was sent to the whole
+    workspace, which missed it too."""
+    if held is None:
+        return WIDER
+    files = held.get("files") or []
+    if files and files[0] in held.get("located", ()):
+        return f"{files[0]} holds every word of the query, but no one place in it holds them together: try fewer words"
+    if files:
+        return f"{held.get('count', len(files))} of the files searched hold every word of the query: search one alone"
+    if outside := held.get("outside"):
+        return (f"{outside[0]}, not among the files searched, holds every word of the query: search it or the whole "
+                "workspace")
+    if not held.get("scopeCounted") or held.get("elsewhere"):
+        return WIDER
+    return ("neither the files searched nor any other file holds every word of the query, nor does any passage found "
+            "outside them: a wider search finds no more of it; try other words")
 
 
 def more_left_behind(diagnostics: dict[str, Any]) -> str | None:

@@ -11,7 +11,7 @@ round").
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
 from mnote_kr.citations.render.weakmore import (
@@ -112,3 +112,40 @@ def name_absent(citations: list[Citation], query: str, library: Callable[[], Lib
     if lib is None or lib.files < SMALL_FILES:
         return []
     return sorted(t for t in names if not lib.df.get(t))
+
+
+#: ``held_reason`` is on (``benchmarks/weak_variants.py`` may replay the rule with it off).
+HELD = True
+
+
+def held_reason(citations: list[Citation], query: str, held: dict[str, Any] | None, weak: str | None) -> str | None:
+    """The weak reason of a search when files of the library hold every word of the query and no passage found does
+    (``map.heldwords``: ``held``, the search's ``heldWords``), else ``weak`` (the weak rule's reason, or None).
+
+    A file holding the query's every word that no citation is in (its place not anchored on them, or not located:
+    ``heldwords.MAX_LOCATED``) is named: a search the weak rule calls weak does not say "nothing in your files
+    clearly answers it" when a file holds every word, and a phrase (no question: its words are the file's own
+    words, not a question's) whose first card's quote holds none of its words is weak, not an answer held up by the
+    provider's order alone: nc26b Q10, "A software module for extracting text from binary files", had a card of
+    ``pdfjs__tracemonkey.pdf`` first, 0 of the query's 6 content terms, not weak, while ``poi__endnotes.docx``
+    holds it as written."""
+    from mnote_kr.citations.map.heldwords import not_cited
+    from mnote_kr.citations.text.latinwords import is_question
+
+    if not HELD or not citations or held is None:
+        return weak
+    shown = {c.source_root_relative_path for c in citations}
+    if set(held.get("cited", ())) & shown:
+        return weak  # a file found by its words is cited on the place holding them
+    files = not_cited(held, shown)
+    if not files:
+        return weak
+    first = citations[0]
+    if weak is None and (is_question(query) or set(terms(first.display_quote or first.raw_quote or ""))
+                         & set(held.get("terms", ()))):
+        return None
+    more = int(held.get("count", len(files))) - 1
+    name = files[0] + (f" (and {more} more file(s))" if more > 0 else "")
+    together = ", and no one place in it holds them together" if files[0] in held.get("located", ()) else ""
+    return (f"no passage found holds every word of the query, while {name} holds them all; LightRAG returned none of "
+            f"its passages{together}: the passages shown are only the nearest by meaning")
