@@ -353,7 +353,8 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     the way :func:`place_by_meaning` gives a DOCX paragraph's (``Match.runners_up``): the passage's
     other paragraphs (:func:`passage_paragraphs`, and those it quotes whole; placeable ones that ``keep``
     takes) ranked by the
-    query's words (``QueryTerms``) and, once ingest embedded the document's paragraphs
+    query's words (``QueryTerms``; for a question in the other script, those they say in their language too:
+    ``saidacross``) and, once ingest embedded the document's paragraphs
     (:func:`queue_places`), by meaning with them (``meaning.combine``), the best ``RUNNERS_UP``;
     then the file's ``FILE_WIDE`` paragraphs nearest the query by meaning outside them. Without vectors
     a place behind holds a query word. One place per ``group`` (the chosen's group taken): a shape, a row.
@@ -383,6 +384,9 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     cos = without_pull(doc, q, cos, lambda idx: meaning.cosines(key, query, idx)) if cos else cos
     qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
+    if qt and cands:  # a question over places in the other script: its words said in their language (``saidacross``)
+        across = said_shares(q, {i: paras[i].text for i in cands})
+        words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     if cos:
         score = meaning.combine(words, cos)
     else:  # by words alone: a place behind holds one of the query's words
