@@ -21,7 +21,8 @@ from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations.locate import saidacross
 from mnote_kr.citations.rank import meaning
-from mnote_kr.models import LocateRequest
+from mnote_kr.citations.render import folding
+from mnote_kr.models import LocateRequest, Locator
 from mnote_kr.plugin_api import asked_row
 from mnote_kr.plugins import load_plugins
 
@@ -160,3 +161,28 @@ def test_search_leads_with_the_answering_place_and_keeps_the_lookalike_behind(
     behind = [" ".join((a.display_quote or "").split()) for a in first.alternatives]
     assert any(b.startswith(lookalike.get("startsWith", "Q0102")) for b in behind), behind
     assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def _card(cid: str, words: str, cosine: float, query: str) -> Any:
+    """A file's place as folding reads it: approximate, its words and cosine."""
+    import msgspec
+
+    from tests.test_folding import place
+
+    loc = Locator(locator_precision="bbox", locator_degraded=True, page=1, bbox=[0, 0, 10, 10], place_text=words,
+                  meaning_score=cosine)
+    return msgspec.structs.replace(place(cid, loc, "kb/mindmap.pdf"), display_quote=words, search_query=query)
+
+
+@pytest.mark.parametrize(("first_words", "stays"), [
+    ("路易斯结构可以画出表示分子中的共价键以及配位化合物", True),  # Lewis, structure, show: more than the caption
+    ("结构简式通常包括烃基及官能团两部分", False),  # structure alone: one word is no lead against meaning
+])
+def test_a_first_place_saying_more_of_the_questions_words_keeps_its_lead_by_meaning(
+        monkeypatch: pytest.MonkeyPatch, first_words: str, stays: bool) -> None:
+    query = "What is a Lewis structure used to show?"
+    first = _card("[def]", first_words, 0.597, query)
+    caption = _card("[cap]", "碳原子的lewis结构", 0.649, query)  # 0.052 nearer: LEAD_BY_MEANING's lead
+    assert folding.behind_by_meaning([first, caption])[0].citation_id == ("[def]" if stays else "[cap]")
+    monkeypatch.setattr(folding, "SAID_STAYS", False)
+    assert folding.behind_by_meaning([first, caption])[0].citation_id == "[cap]"

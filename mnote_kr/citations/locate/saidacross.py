@@ -45,12 +45,12 @@ _LATIN_RE = lazy_compile(r"[a-z]{2,}")
 
 def question_words(query: str) -> list[str]:
     """The words of ``query`` a place may say in its own language: a Chinese question's by the dictionary
-    (``cjkwords.query_words``), an English one's content words as written (``queryterms.content_terms``, lower case:
-    letters, or letters and digits, BRCA2; no number)."""
+    (``cjkwords.query_words``, not those asking: 意思 of 是什么意思), an English one's content words as written
+    (``queryterms.content_terms``, lower case: letters, or letters and digits, BRCA2; no number)."""
     if _CJK_RE.search(query):
-        from mnote_kr.citations.text.cjkwords import query_words
+        from mnote_kr.citations.text.cjkwords import ASKING_WORDS, query_words
 
-        return list(query_words(query))
+        return [w for w in query_words(query) if w not in ASKING_WORDS]
     from mnote_kr.citations.text.queryterms import content_terms
 
     return list(dict.fromkeys(t.word for t in content_terms(query)
@@ -65,7 +65,7 @@ def said_words(query: str, text: str, words: Sequence[str]) -> set[str]:
         from mnote_kr.citations.text.crossmods import held_words
 
         latin = set(_LATIN_RE.findall(norm))
-        return set(held_words(query, latin)) if latin else set()
+        return set(held_words(query, latin)).intersection(words) if latin else set()
     if not words or not _CJK_RE.search(norm):
         return set()
     from mnote_kr.citations.text.crossmods import _spellings

@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
-from mnote_kr.citations.locate.saidacross import said_shares
+from mnote_kr.citations.locate.saidacross import across, question_words, said_words
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.neutral import han_share
@@ -106,7 +106,7 @@ LANGUAGES_APART = True
 #: passage 0.054 nearer by cosine, before the passage's revenue row "营业收入（元） 4,755,785.11 ...".
 ANSWER_STAYS = True
 #: A file's first place saying more of the question's words in its own language than the file's nearest place by
-#: meaning (the question in the other script: ``saidacross.said_shares``) does not yield to it by ``LEAD_BY_MEANING``
+#: meaning, two at least (the question in the other script: ``saidacross``), does not yield to it by ``LEAD_BY_MEANING``
 #: (False: as before round 26; nc26a Q10, the mind map's caption "碳原子的lewis结构" took the definition's lead).
 SAID_STAYS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
@@ -395,17 +395,18 @@ def _leads(place: Citation, first: Citation) -> bool:
 
 
 def _says_more(first: Citation, place: Citation, behind: list[Citation]) -> bool:
-    """``first`` says a larger share of the question's words than ``place`` in its own language, the question being
-    written in the other script than the file's places (``saidacross.said_shares``, weighed over ``first`` and the
-    places ``behind`` it, as the locator weighs a passage's): it keeps its lead by meaning (``SAID_STAYS``). nc26a
-    Q10, "What is a Lewis structure used to show?": the locator put the mind map's definition (路易斯结构可以画出表示
-    …: Lewis, structure, show) before the caption "碳原子的lewis结构" (Lewis, structure), 0.05 nearer by cosine."""
-    if not SAID_STAYS or not first.search_query:
+    """``first`` says more of the question's words in its own language than ``place``, two at least, the question
+    being written in the other script than the file's places (``saidacross.said_words``): it keeps its lead by meaning
+    (``SAID_STAYS``). nc26a Q10, "What is a Lewis structure used to show?": the locator put the mind map's definition
+    (路易斯结构可以画出表示…: Lewis, structure, show) before the caption "碳原子的lewis结构" (Lewis, structure), 0.05
+    nearer by cosine. One word said is no lead (tb_zh10: "Figure 3-5 Special registers and adopted authority" said
+    特殊 alone, and the row answering stood 0.053 nearer)."""
+    query = first.search_query or ""
+    if not SAID_STAYS or not query or not across(query, [_place_words(p) for p in (first, *behind)]):
         return False
-    places = [first, *behind]
-    shares = said_shares(first.search_query, {k: _place_words(p) for k, p in enumerate(places)})
-    at = next((k for k, p in enumerate(places) if p is place), None)
-    return shares.get(0, 0.0) > (shares.get(at, 0.0) if at is not None else 0.0)
+    words = question_words(query)
+    mine = said_words(query, _place_words(first), words)
+    return len(mine) >= 2 and len(mine) > len(said_words(query, _place_words(place), words))
 
 
 def _exact_first(first: Citation, behind: list[Citation]) -> tuple[Citation, list[Citation]]:
