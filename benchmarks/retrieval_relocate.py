@@ -9,6 +9,7 @@ run's sidecars are gone). Prints the questions whose outcome differs, where the 
 file's places (``--ranks``), and the warm locate+fold time of each setting. Never reads the held-out sets.
 
     .venv/bin/python benchmarks/retrieval_relocate.py --from-dump F [--ids en01,tb_zh20] [--ranks]
+    .venv/bin/python benchmarks/retrieval_relocate.py --from-dump F --against module.NAME=VALUE ...  # a rule off
 
 Round 24 (window), r23's dump: every passage place a candidate left place@3 unchanged on all five tuning sets and
 cost tune3 two place@1 (0.627 -> 0.593), warm locate+fold 1.08x (98.5 s -> 106.2 s over 232 questions). The answers
@@ -53,11 +54,31 @@ def _docx_block(doc: str, chunk: str) -> Any:
                         positions=[SidecarPosition(type="paraid", range=[best["uuid"], best["uuid_end"]])])
 
 
-def _setting(wide: bool, base: tuple[int, int]) -> None:
+def _setting(wide: bool, base: tuple[int, int], against: list[tuple[Any, str, Any, Any]] | None = None) -> None:
+    """The first setting (``wide`` False: this tree as it is) or the second: every passage place a candidate, or with
+    ``against`` (``--against``), this tree with those module settings (each ``(module, name, as is, other)``)."""
     from mnote_kr.citations.locate import placing
     from mnote_kr_pdf_bbox import answer
 
+    if against:
+        for module, name, now, other in against:
+            setattr(module, name, other if wide else now)
+        return
     placing.RUNNERS_UP, answer.RUNNERS_UP = (10_000, 10_000) if wide else base
+
+
+def _against(specs: list[str]) -> list[tuple[Any, str, Any, Any]]:
+    """``--against`` settings, ``module.NAME=VALUE`` (a Python literal), as ``(module, name, as is, other)``."""
+    import ast
+    import importlib
+
+    out = []
+    for spec in specs:
+        target, _, value = spec.partition("=")
+        mod, _, name = target.rpartition(".")
+        module = importlib.import_module(mod)
+        out.append((module, name, getattr(module, name), ast.literal_eval(value)))
+    return out
 
 
 def file_places(pm: Any, run: dict[str, Any], label: dict[str, Any]) -> list[Any]:
@@ -108,6 +129,8 @@ def main() -> int:
     parser.add_argument("--from-dump", type=Path, required=True)
     parser.add_argument("--ids", default="", help="only these questions (comma-separated)")
     parser.add_argument("--ranks", action="store_true", help="where the labelled place ranks among the file's places")
+    parser.add_argument("--against", action="append", default=[], metavar="module.NAME=VALUE",
+                        help="compare this tree with these settings changed (instead of every passage place)")
     args = parser.parse_args()
     os.environ.setdefault("MNOTE_KR_LOCATE_CACHE", "0")
     import mnote_kr_docx_locator
@@ -128,13 +151,15 @@ def main() -> int:
         (mnote_kr_pdf_bbox if doc.endswith(".pdf") else mnote_kr_docx_locator).prepare_locate(str(CORPUS / doc))
     meaning.embed_queued(lambda line: None)
     base = (placing.RUNNERS_UP, answer.RUNNERS_UP)
+    against = _against(args.against)
+    other = "with " + ", ".join(args.against) if against else "every passage place"
     tot: dict[tuple[str, bool], dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     took = {False: 0.0, True: 0.0}
     for label in labels:
         place, res = resolve(label), {}
         file_places(pm, run, label)  # warm: the file parsed, its vectors read, before either setting is timed
         for wide in (False, True):
-            _setting(wide, base)
+            _setting(wide, base, against)
             t0 = time.perf_counter()
             ordered = file_places(pm, run, label)
             shown = folding.fold_places(ordered)[0][0]
@@ -149,15 +174,15 @@ def main() -> int:
             for group in (label["set"], "all"):
                 for key, value in zip(("p1", "p3", "view"), res[wide], strict=False):
                     tot[(group, wide)][key].append(value)
-        _setting(False, base)
+        _setting(False, base, against)
         if res[False][:3] != res[True][:3] or args.ranks:
-            print(f"{label['id']:8} as is {res[False]} every passage place {res[True]} {label['q'][:60]}")
+            print(f"{label['id']:8} as is {res[False]} {other} {res[True]} {label['q'][:60]}")
     for group in (*(name for name, _ in TUNING), "all"):
         m, w = tot[(group, False)], tot[(group, True)]
         if m["p1"]:
             mean = {k: (sum(m[k]) / len(m[k]), sum(w[k]) / len(w[k])) for k in ("p1", "p3", "view")}
             print(f"{group:7} n={len(m['p1']):3}" + "".join(f"  {k} {a:.3f} -> {b:.3f}" for k, (a, b) in mean.items()))
-    print(f"locate+fold time: as is {took[False]:.1f}s, every passage place {took[True]:.1f}s")
+    print(f"locate+fold time: as is {took[False]:.1f}s, {other} {took[True]:.1f}s")
     return 0
 
 

@@ -33,6 +33,8 @@ What is here:
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
   ``nearest_places`` (a file's places nearest a query by meaning: those behind the best; ``nearest_places_across``
   the same with the pull of the question's script out of a file written in the other, ``locate.otherscript``),
+  ``said_shares`` (each place's share of a question's words it says in its own language, for a question over a
+  passage in the other script: word scores beside the places' own, ``locate.saidacross``),
   ``places_behind`` (the places behind one a locator chose itself, by words and meaning: a deck's
   other shapes, a sheet's other rows; ``with_places_behind`` sets them as a locator's runners-up),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
@@ -156,6 +158,7 @@ if TYPE_CHECKING:
         with_meaning,
         with_places_behind,
     )
+    from mnote_kr.citations.locate.saidacross import said_shares
     from mnote_kr.citations.locate.textmatch import (
         THRESHOLD,
         Match,
@@ -247,6 +250,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
     "nearest_places": ("mnote_kr.citations.rank.meaning", "nearest"),
     "nearest_places_across": ("mnote_kr.citations.locate.otherscript", "nearest_across"),
+    "said_shares": ("mnote_kr.citations.locate.saidacross", "said_shares"),
     "embed_meaning": ("mnote_kr.citations.rank.meaning", "embed_texts"),
     "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
@@ -419,6 +423,7 @@ __all__ = [
     "rank_by_meaning",
     "read_sidecar",
     "repeating",
+    "said_shares",
     "same_value",
     "scaffolding",
     "section_refs",

@@ -14,7 +14,7 @@ from pathlib import Path
 import docx
 import pytest
 
-from mnote_kr.citations.locate import otherscript
+from mnote_kr.citations.locate import otherscript, saidacross
 from mnote_kr.citations.rank import meaning
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugins import load_plugins
@@ -65,6 +65,7 @@ def test_the_english_cover_line_gives_way_to_the_chinese_places_close_in_meaning
     before = path.read_bytes()
     query = "Which electrical equipment does the guideline cover?"
     monkeypatch.setattr(otherscript, "ACROSS_LANGUAGES", False)
+    monkeypatch.setattr(saidacross, "SAID_ACROSS", False)  # the question's words said in Chinese: round 26's rule
     old = _places(path, query)
     monkeypatch.setattr(otherscript, "ACROSS_LANGUAGES", True)
     new = _places(path, query)
@@ -72,6 +73,9 @@ def test_the_english_cover_line_gives_way_to_the_chinese_places_close_in_meaning
     # the English line gives way to the Chinese body's places, ordered by meaning (e5-small tells Chinese places
     # apart weakly for an English question: which of them leads is its call, not this rule's)
     assert COVER not in new[:3] and len(new) >= 3, new
+    # the paragraph saying "electrical equipment" in Chinese (电气设备) leads once those words count (``saidacross``)
+    monkeypatch.setattr(saidacross, "SAID_ACROSS", True)
+    assert _places(path, query)[0] == ANSWER
     assert path.read_bytes() == before
 
 

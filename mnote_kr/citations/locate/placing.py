@@ -19,6 +19,7 @@ from mnote_kr.citations.locate.listitem import ASKED_ITEM, item_lead_in
 from mnote_kr.citations.locate.otherscript import across_languages, without_pull
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
+from mnote_kr.citations.locate.saidacross import said_shares
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
@@ -145,6 +146,10 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     if qt:  # a question in the other script than the file's body: meaning chooses, not a stray line's words
         words, cos = across_languages(doc, q, qt, words, cos, cosines, lambda i: q in paras[i].norm or qt.holds_all(
             place_norm(doc, paras[i], headings=False) if i in lists else paras[i].norm))
+    own = words
+    if qt:  # a question over a passage in the other script: its words said in the passage's language are its words
+        across = said_shares(q, {i: paras[i].text for i in words})
+        words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     pick = order[0]
@@ -172,12 +177,16 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     # the block holding the evidence that answered). Holding a share of them is a choice among the
     # passage's paragraphs, an approximate place: the newcomer's 评价要点包括 (120) held the question's
     # setting, 构筑物/设备/实际状态, and not what it asks, 特性/分为/几类, which the next place held (nc17a Q10).
+    # (words said in another language than the question's, ``saidacross``, choose; they claim nothing)
     if q in para.norm or (qt and qt.holds_all(place_norm(doc, para))) \
-            or (not CHOSEN_HOLDS_ALL and words[pick] >= QUERY_SHARE):
+            or (not CHOSEN_HOLDS_ALL and own[pick] >= QUERY_SHARE):
         why = "placed by meaning and query terms among the passage's paragraphs"
-    elif words[pick] >= QUERY_SHARE:
+    elif own[pick] >= QUERY_SHARE:
         why = (f"{SEMANTIC}: placed by meaning and query terms among the passage's paragraphs; it holds some of "
                "the query's words, not all")
+    elif words[pick] > own[pick]:
+        why = (f"{SEMANTIC}: placed by meaning and the query's words said in the passage's language among its "
+               "paragraphs; it holds few of the query's words as written")
     else:
         why = f"{SEMANTIC}: placed by meaning among the passage's paragraphs; it holds few of the query's words"
     return Match(para, match.score, qt.span(para.norm) if qt else None, why, match.anchor, cos.get(pick), runners)
@@ -344,7 +353,8 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     the way :func:`place_by_meaning` gives a DOCX paragraph's (``Match.runners_up``): the passage's
     other paragraphs (:func:`passage_paragraphs`, and those it quotes whole; placeable ones that ``keep``
     takes) ranked by the
-    query's words (``QueryTerms``) and, once ingest embedded the document's paragraphs
+    query's words (``QueryTerms``; for a question in the other script, those they say in their language too:
+    ``saidacross``) and, once ingest embedded the document's paragraphs
     (:func:`queue_places`), by meaning with them (``meaning.combine``), the best ``RUNNERS_UP``;
     then the file's ``FILE_WIDE`` paragraphs nearest the query by meaning outside them. Without vectors
     a place behind holds a query word. One place per ``group`` (the chosen's group taken): a shape, a row.
@@ -374,6 +384,9 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     cos = without_pull(doc, q, cos, lambda idx: meaning.cosines(key, query, idx)) if cos else cos
     qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
+    if qt and cands:  # a question over places in the other script: its words said in their language (``saidacross``)
+        across = said_shares(q, {i: paras[i].text for i in cands})
+        words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     if cos:
         score = meaning.combine(words, cos)
     else:  # by words alone: a place behind holds one of the query's words

@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
+from mnote_kr.citations.locate.saidacross import across, question_words, said_words
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.neutral import han_share
@@ -104,6 +105,10 @@ LANGUAGES_APART = True
 #: 25). nc25b Q3, "东北电气2018年第一季度营业收入是多少？", led with the cover's company name, a block outside the
 #: passage 0.054 nearer by cosine, before the passage's revenue row "营业收入（元） 4,755,785.11 ...".
 ANSWER_STAYS = True
+#: A file's first place saying more of the question's words in its own language than the file's nearest place by
+#: meaning, two at least (the question in the other script: ``saidacross``), does not yield to it by ``LEAD_BY_MEANING``
+#: (False: as before round 26; nc26a Q10, the mind map's caption "碳原子的lewis结构" took the definition's lead).
+SAID_STAYS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -190,7 +195,7 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         row = row if row is not None or named else _value_row(c, behind)  # for a question asking a figure, a row
         row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
         lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
-            else _more_words(c, behind)
+            and not _says_more(c, lead, behind) else _more_words(c, behind)
         if lead is not None and row is None and not named and not _answers(lead):
             # the passage's answer stays before a place nearer by meaning answering nothing; a first place answering
             # nothing yields to the nearest row answering, if any, before such a place
@@ -387,6 +392,21 @@ def _leads(place: Citation, first: Citation) -> bool:
         return False
     cos, then = place.locator.meaning_score, first.locator.meaning_score
     return cos is not None and cos >= (then if then is not None else -1.0) + LEAD_BY_MEANING
+
+
+def _says_more(first: Citation, place: Citation, behind: list[Citation]) -> bool:
+    """``first`` says more of the question's words in its own language than ``place``, two at least, the question
+    being written in the other script than the file's places (``saidacross.said_words``): it keeps its lead by meaning
+    (``SAID_STAYS``). nc26a Q10, "What is a Lewis structure used to show?": the locator put the mind map's definition
+    (路易斯结构可以画出表示…: Lewis, structure, show) before the caption "碳原子的lewis结构" (Lewis, structure), 0.05
+    nearer by cosine. One word said is no lead (tb_zh10: "Figure 3-5 Special registers and adopted authority" said
+    特殊 alone, and the row answering stood 0.053 nearer)."""
+    query = first.search_query or ""
+    if not SAID_STAYS or not query or not across(query, [_place_words(p) for p in (first, *behind)]):
+        return False
+    words = question_words(query)
+    mine = said_words(query, _place_words(first), words)
+    return len(mine) >= 2 and len(mine) > len(said_words(query, _place_words(place), words))
 
 
 def _exact_first(first: Citation, behind: list[Citation]) -> tuple[Citation, list[Citation]]:

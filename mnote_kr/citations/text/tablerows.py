@@ -160,7 +160,43 @@ def asked_row(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) 
     The header holds the column's words for every row ("Calories per portion"), so the row holding the
     question's other words ("berries": the Berries row) is the place that answers. Over a single data row
     there is nothing to choose: a header holding the asked attribute ("what is the objective" over "Name |
-    Objective") is answered by that row, at its cell under the header the question names."""
+    Objective") is answered by that row, at its cell under the header the question names.
+
+    A question in another script than the table's (``saidacross.across``) is read by its words said in the table's
+    language too, when its words as written say nothing (``_asked_across``)."""
+    found = _asked_as_written(query, header, rows)
+    return found if found is not None else _asked_across(query, header, rows)
+
+
+def _asked_across(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[int, int] | None:
+    """``asked_row`` for a question in another script than the table: the row saying most of the question's words
+    the header does not say, each in the table's language by the dictionary (``saidacross.said_words``: "Which gene is
+    tested for Lynch syndrome?" over 项目编号 | 检测项目 | 相关基因 | …, whose header says "gene" and "tested", asks
+    the row saying "syndrome", 林奇综合征); None when the question is not in another script, the header says every
+    word of it, no row says another, or two rows say as many."""
+    from mnote_kr.citations.locate.saidacross import across, question_words, said_words
+
+    if not across(query, [*header, *(text for row in rows for text in row)]):
+        return None
+    words = question_words(query)
+    head = said_words(query, " ".join(header), words)
+    rest = [w for w in words if w not in head]
+    if not rest:
+        return None
+    scored: list[tuple[int, int, int]] = []
+    for r, row in enumerate(rows):
+        cells = [(i, said_words(query, text, rest)) for i, text in enumerate(row) if text.strip()]
+        found = [min(i for i, said in cells if w in said) for w in rest if any(w in said for _, said in cells)]
+        if found:
+            scored.append((len(found), r, min(found)))
+    scored.sort(key=lambda s: -s[0])
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1], scored[0][2]
+
+
+def _asked_as_written(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[int, int] | None:
+    """``asked_row`` by the question's words as written."""
     head = _words(" ".join(header))
     terms = content_terms(query)
     rest = [t for t in terms if not _holds(*head, t)]

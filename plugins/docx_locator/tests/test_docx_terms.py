@@ -60,7 +60,9 @@ def test_a_term_line_leads_no_question_asking_something_else(monkeypatch: pytest
     loc = replay_locate(CASES[case], monkeypatch)
     placed = _text(case, loc.paragraph_index)
     assert placed != "定期安全评价 periodic safety review", loc.reason
-    assert len(placed) > 40 and placed.endswith("。"), placed  # a sentence of the body: a definition or a clause
+    # a sentence of the body: a definition or a clause (the scope clause "本部分规定了…的工作内容和方法。", 38
+    # characters, for Q10 #2 once its words said in Chinese order the places behind the term line: saidacross)
+    assert len(placed) > 30 and placed.endswith("。"), placed
     assert loc.locator_degraded, loc.reason
     behind = [_text(case, r.paragraph_index) for r in loc.runners_up]
     assert "定期安全评价 periodic safety review" in behind, behind  # shown behind it, not lost

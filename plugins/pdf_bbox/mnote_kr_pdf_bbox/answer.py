@@ -26,7 +26,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import absent_words, lazy_compile, query_occurrences
+from mnote_kr.plugin_api import absent_words, lazy_compile, query_occurrences, said_shares
 
 from . import tableread
 from .acronymterms import defined, held_other, other_forms
@@ -85,6 +85,8 @@ class Answer:
     runners_up: list[tuple[tuple[int, int], float | None]] = field(default_factory=list)
     #: a read table row of the passage holds the query's rarest word and more of its words (``_rare_in_row``)
     rare_elsewhere: bool = False
+    #: the query's words the block says in its own language (``said_shares``) weighed more than those it holds
+    said_across: bool = False
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
@@ -137,7 +139,12 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         words[b] = (score, share, len(found) + len(other))
         if best is None or score > best[0] + 1e-9:
             best = (score, share, len(found) + len(other), b)
-    by_meaning = _by_meaning(doc, dt, passage, query, {b: w[0] for b, w in words.items()})
+    scores = {b: w[0] for b, w in words.items()}
+    # a question over a passage in the other script: its words said in the passage's language weigh as its words
+    # when the blocks are compared (``said_shares``); they make no block's claim (its share stays its own words')
+    across = said_shares(query, {b: dt.block(b).text for b in passage})
+    scores.update({b: s for b, s in across.items() if s > scores.get(b, 0.0)})
+    by_meaning = _by_meaning(doc, dt, passage, query, scores)
     if by_meaning is not None:
         order, cosines = by_meaning
         b = order[0]
@@ -145,7 +152,8 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
         runners = [(r, cosines[r]) for r in order[1:1 + RUNNERS_UP]] + _wide(doc, passage, query)
         return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
-                      cosines[b], runners, _rare_in_row(doc, dt, passage, b, weight, query))
+                      cosines[b], runners, _rare_in_row(doc, dt, passage, b, weight, query),
+                      said_across=across.get(b, 0.0) > words.get(b, (0.0,))[0])
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best

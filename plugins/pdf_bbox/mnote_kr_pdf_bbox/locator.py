@@ -162,7 +162,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             pass  # the heading's rule says which row and why (``underhead``)
         elif ans.rule == "meaning":
             why += f"; placed by meaning and query terms among the passage's text blocks " \
-                   f"({ans.found} of the query's {ans.terms} content terms)"
+                   f"({ans.found} of the query's {ans.terms} content terms" + \
+                   ("; more of them said in the passage's language)" if ans.said_across else ")")
             # one rule with the words' choice (precision.py): a block holding few of the query's words
             # is a guess by meaning, an approximate place, however well it ranks
             degraded = ans.share < MIN_SHARE and not (row is not None and row.degraded is False)
