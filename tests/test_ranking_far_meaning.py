@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.rank import ranking
+from mnote_kr.citations.rank import meaningahead, ranking
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 
 DATA = json.loads((Path(__file__).parent / "data" / "ranking" / "far_meaning_exact.json").read_text(encoding="utf-8"))
@@ -49,6 +49,44 @@ def test_a_file_whose_alternative_is_the_searchs_nearest_place_keeps_its_words(m
     assert files[0] == "docling__xlsx_comments.xlsx", files
     assert parts["markitdown__test_with_comment.docx"]["farInMeaning"] == -parts[
         "markitdown__test_with_comment.docx"]["lexical"]
+
+
+def test_a_one_word_heading_nearer_by_meaning_does_not_step_over_the_exact_row_holding_the_answer(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # "How many saltwater ducks were observed in 2021?": word_sample.docx's heading "Duck" (approximate, 0.684) and
+    # xlsx_comments' row "Year: 2021; Saltwater Ducks: 100" (exact, 0.607)
+    files, parts = _files("s4")
+    assert files[0] == "docling__xlsx_comments.xlsx", files
+    assert files.index("docling__xlsx_comments.xlsx") < files.index("docling__word_sample.docx")
+    assert "meaningAhead" not in parts["docling__word_sample.docx"]
+    monkeypatch.setattr(meaningahead, "OVER_EXACT", True)  # an approximate place may pass it: as before round 26
+    files, parts = _files("s4")
+    assert files[0] == "docling__word_sample.docx" and parts[files[0]]["meaningAhead"] > 0, files
+
+
+def test_the_exact_rows_of_both_workbooks_go_before_the_heading(monkeypatch: pytest.MonkeyPatch) -> None:
+    # "How many freshwater ducks were counted in 2023?": both workbooks hold 160 in an exact row; the "Duck" heading
+    # stepped over the second by meaning, level with it
+    files, _ = _files("s2")
+    assert files[:3] == ["docling__xlsx_05_table_with_title.xlsx", "docling__xlsx_comments.xlsx",
+                         "docling__word_sample.docx"], files
+    monkeypatch.setattr(meaningahead, "OVER_EXACT", True)
+    assert _files("s2")[0][1] == "docling__word_sample.docx"
+
+
+def test_an_approximate_place_still_steps_over_an_approximate_or_wordless_exact_one() -> None:
+    near = Candidate(1, "b.docx", "clause", meaning=0.90, place="the clause answering it", approximate=True)
+    for above in (Candidate(0, "a.docx", "intro", meaning=0.70, place="an introduction", approximate=True),
+                  Candidate(0, "a.docx", "intro", meaning=0.70, place="an introduction")):  # exact, no word of it
+        out = [(2.0, {"lexical": 0.0}), (0.5, {})]
+        meaningahead.meaning_ahead(out, [above, near], "the question asked")
+        assert out[1][0] > out[0][0] and out[1][1]["meaningAhead"] > 0
+    # an exact place on the query's words: an exact one nearer by meaning passes it, an approximate one does not
+    anchored = Candidate(0, "a.docx", "asked question", meaning=0.70, place="the question asked")
+    for leader, passes in ((near, False), (Candidate(**{**near.__dict__, "approximate": False}), True)):
+        out = [(2.0, {"lexical": 0.4}), (0.5, {})]
+        meaningahead.meaning_ahead(out, [anchored, leader], "the question asked")
+        assert (out[1][0] > out[0][0]) is passes
 
 
 def test_a_file_is_read_at_the_nearest_of_its_places_the_cited_ones_and_those_behind_them() -> None:

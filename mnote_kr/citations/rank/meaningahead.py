@@ -12,8 +12,10 @@ The rule: each file read at its first place (its best score), a file whose first
 (``Candidate.meaning``) is at least ``MEANING_LEAD`` above the first place of each file right above it steps over
 them, but not over one on a place the query names (``parts["named"]``) or in the section it names
 (``parts["section"]``), nor over one whose first place is written in another script than the question or its own
-(a cosine across languages is lower for the language alone, so it says nothing about which answers). Its first
-place is scored just above the highest it passes (``parts["meaningAhead"]``); its other places stay. Pure: no I/O.
+(a cosine across languages is lower for the language alone, so it says nothing about which answers), nor, when its
+own first place is approximate, over one whose first place is exact and holds the query's words (``OVER_EXACT``).
+Its first place is scored just above the highest it passes (``parts["meaningAhead"]``); its other places stay.
+Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,13 +25,20 @@ from collections.abc import Sequence
 from mnote_kr.citations.rank.stepover import Candidate, step_over
 from mnote_kr.citations.text.textnorm import CJK_CLASS, lazy_compile
 
-__all__ = ["MEANING_LEAD", "meaning_ahead"]
+__all__ = ["MEANING_LEAD", "OVER_EXACT", "meaning_ahead"]
 
 #: How much nearer by meaning a file's first place must be than the first place of each file it steps over (None:
 #: meaning moves no file, as before round 24). The cosines of one search's places spread over a few hundredths
 #: (nc24a: 0.76 to 0.83); the lead is read on the query's vector with its language's mean half taken out
 #: (``meaning.NEUTRAL_QUERY``), as ``folding.LEAD_BY_MEANING`` (0.03) is.
 MEANING_LEAD: float | None = 0.03
+#: Whether a file whose first place is approximate (placed by meaning alone) may step over one whose first place is
+#: exact and holds the query's words (``lexical``: the locator anchored it on them). False since round 26: nc26c's
+#: "How many saltwater ducks were observed in 2021?" put word_sample.docx's one-word heading "Duck" (approximate,
+#: 0.684) first over xlsx_comments' exact row "Year: 2021; Saltwater Ducks: 100" (0.607), scored level with it; a
+#: cosine lead over an anchored place is no better guess than it (``exactahead``: within a margin the anchored one
+#: goes first). The r26 run of the tuning sets re-ranked: no question moves.
+OVER_EXACT = False
 
 _CJK_RE = lazy_compile(rf"[{CJK_CLASS}]")
 _LATIN_WORD_RE = lazy_compile(r"[A-Za-z\u00c0-\u024f]{3,}")
@@ -53,7 +62,12 @@ def meaning_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequenc
         c = candidates[i]
         return c.meaning is not None and not c.unplaced and script(c.place or c.text) == asked
 
+    def anchored(j: int) -> bool:  # exact, on the query's words (``lexical``: taken back or not, they are there)
+        return not (candidates[j].approximate or candidates[j].unplaced) and out[j][1].get("lexical", 0.0) > 0
+
     def passes(j: int, i: int) -> bool:
+        if not OVER_EXACT and candidates[i].approximate and anchored(j):
+            return False
         return (comparable(j) and not out[j][1].get("named") and not out[j][1].get("section")
                 and (candidates[i].meaning or 0.0) - (candidates[j].meaning or 0.0) >= lead)
 
