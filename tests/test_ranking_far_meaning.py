@@ -74,19 +74,24 @@ def test_the_exact_rows_of_both_workbooks_go_before_the_heading(monkeypatch: pyt
     assert _files("s2")[0][1] == "docling__word_sample.docx"
 
 
-def test_an_approximate_place_still_steps_over_an_approximate_or_wordless_exact_one() -> None:
-    near = Candidate(1, "b.docx", "clause", meaning=0.90, place="the clause answering it", approximate=True)
-    for above in (Candidate(0, "a.docx", "intro", meaning=0.70, place="an introduction", approximate=True),
-                  Candidate(0, "a.docx", "intro", meaning=0.70, place="an introduction")):  # exact, no word of it
-        out = [(2.0, {"lexical": 0.0}), (0.5, {})]
-        meaningahead.meaning_ahead(out, [above, near], "the question asked")
-        assert out[1][0] > out[0][0] and out[1][1]["meaningAhead"] > 0
-    # an exact place on the query's words: an exact one nearer by meaning passes it, an approximate one does not
-    anchored = Candidate(0, "a.docx", "asked question", meaning=0.70, place="the question asked")
-    for leader, passes in ((near, False), (Candidate(**{**near.__dict__, "approximate": False}), True)):
-        out = [(2.0, {"lexical": 0.4}), (0.5, {})]
-        meaningahead.meaning_ahead(out, [anchored, leader], "the question asked")
-        assert (out[1][0] > out[0][0]) is passes
+def test_only_an_exact_place_holding_the_querys_words_keeps_its_file_ahead_of_one_nearer_by_meaning() -> None:
+    query = "How many saltwater ducks were observed in 2021?"  # content terms: saltwater, ducks, observed, 2021
+
+    def first(above: Candidate, leader: Candidate) -> str:
+        cands = [above, leader]
+        scored = relevance(query, cands, len(cands))
+        return cands[max(range(2), key=lambda i: (scored[i][0], -i))].file_name
+
+    heading = Candidate(1, "notes.docx", "Duck", meaning=0.70, place="Duck", approximate=True)
+    row = Candidate(0, "birds.xlsx", "Year: 2021; Saltwater Ducks: 100", meaning=0.60,
+                    place="Year: 2021; Saltwater Ducks: 100")
+    assert first(row, heading) == "birds.xlsx"  # exact, three of the four terms: the heading does not pass it
+    # the heading passes the row when the row is approximate, or exact on one term of four, as before
+    assert first(Candidate(**{**row.__dict__, "approximate": True}), heading) == "notes.docx"
+    one = Candidate(0, "birds.xlsx", "Annual report 2021", meaning=0.60, place="Annual report 2021")
+    assert first(one, heading) == "notes.docx"
+    # an exact place nearer by meaning still passes the exact row (nc24a's clause 5.4.1)
+    assert first(row, Candidate(**{**heading.__dict__, "approximate": False})) == "notes.docx"
 
 
 def test_a_file_is_read_at_the_nearest_of_its_places_the_cited_ones_and_those_behind_them() -> None:
