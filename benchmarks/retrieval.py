@@ -239,16 +239,35 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
 
 
 def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
-    """``cits`` in the order :func:`mnote_kr.citations.rank.ranking.relevance` of this tree gives them."""
+    """``cits`` in the order :func:`mnote_kr.citations.rank.ranking.relevance` of this tree gives them, ranking what
+    the host ranks: a dump's places behind a passage's best (``runner_citations``: the passage's file, provider rank
+    and score parts) are no candidates of their own, their cosines the passage's ``nearest``; they follow it."""
     from mnote_kr.citations.rank.ranking import Candidate, relevance
 
-    total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
-    cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
-                       c.get("locatorEvidenceText") or c.get("displayQuote") or "", tuple(c.get("headingPath") or ()),
-                       c["locator"].get("meaningScore"), approximate=bool(c.get("locatorDegraded")),
-                       unplaced=c.get("locatorPrecision") == "file") for c in cits]
+    mains: list[dict[str, Any]] = []
+    behind: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    of: dict[tuple[str, int, str], int] = {}
+    for c in cits:
+        key = (c["sourceRootRelativePath"], c["diagnostics"]["providerRank"], repr(c["diagnostics"].get("scoreParts")))
+        if key in of:
+            behind[of[key]].append(c)
+        else:
+            of[key] = len(mains)
+            mains.append(c)
+    total = max((c["diagnostics"]["providerRank"] for c in mains), default=0) + 1
+    cands = []
+    for i, c in enumerate(mains):
+        cosines = [x["locator"].get("meaningScore") for x in (c, *behind[i])]
+        loc = c["locator"]
+        cands.append(Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
+                               c.get("locatorEvidenceText") or c.get("displayQuote") or "",
+                               tuple(c.get("headingPath") or ()), loc.get("meaningScore"), slide=loc.get("slide"),
+                               page=loc.get("page"), sheet=loc.get("sheet"), approximate=bool(c.get("locatorDegraded")),
+                               place=c.get("displayQuote") or "", unplaced=c.get("locatorPrecision") == "file",
+                               nearest=max((x for x in cosines if x is not None), default=None)))
     scores = [v for v, _ in relevance(query, cands, total)]
-    return [c for _, _, c in sorted(zip(scores, range(len(cits)), cits, strict=True), key=lambda t: (-t[0], t[1]))]
+    order = sorted(range(len(mains)), key=lambda i: (-scores[i], i))
+    return [x for i in order for x in (mains[i], *behind[i])]
 
 
 def _orders(cits: list[dict[str, Any]], query: str, full: list[dict[str, Any]] | None,

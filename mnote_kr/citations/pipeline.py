@@ -412,10 +412,12 @@ def build_citations(
         located, locator = locator, _without_place_text(agreeing(locator, shown))
         if asked:
             unanchored[cid] = (located, context)
+        cosines = [m for m in (located.meaning_score, *(r.meaning_score for r in located.runners_up)) if m is not None]
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
                                     or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator),
-                                    place=join_cjk_gaps(located.place_text or located.quote or shown or "")))
+                                    place=join_cjk_gaps(located.place_text or located.quote or shown or ""),
+                                    nearest=max(cosines, default=None)))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
@@ -450,7 +452,6 @@ def build_citations(
             ),
         )
         scored.append((0.0, len(scored), citation))
-        cosines = [m for m in (located.meaning_score, *(r.meaning_score for r in located.runners_up)) if m is not None]
         rows.append(deeper.Row(rel, ref.rank, ref.deeper, max(cosines, default=None), candidates[-1].text))
         runners.append(runner_citations(citation, located, block_id or ref.chunk_id or bundle.normalized_fingerprint,
                                         taken, entry.source_hash) if RUNNERS_UP else [])

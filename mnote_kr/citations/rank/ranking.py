@@ -12,12 +12,12 @@ the citations of one search together:
   search that holds two of a question's twenty terms is a weak match, not a full one (a Chinese
   question's common bigrams in a Chinese passage, while the English passage that answers holds
   none of its words); ``farInMeaning`` takes it back, in part or whole, from a file far below the
-  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else), which moves
-  the file, not the order of its passages (``inFile`` orders them on their words in full). Latin words
-  are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
-  ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
-  the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
-  "what share" → a percentage: :mod:`mnote_kr.citations.rank.cues`).
+  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else; each file read
+  at the nearest place the search found in it, its alternatives included), which moves the file, not the order of
+  its passages (``inFile`` orders them on their words in full). Latin words are folded (NFKC, casefold), stop
+  words dropped and crudely stemmed (``batteries`` meets ``battery``); CJK text, which has no spaces, is matched by
+  character bigrams. One more term: the answer type the question asks for ("when" → a year or date, 多少架 → a
+  number of 架, "what share" → a percentage: :mod:`mnote_kr.citations.rank.cues`).
 * ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
   by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
   query's words (titles, names of related articles) without answering.
@@ -116,6 +116,17 @@ LEXICAL_COVERAGE = True
 #: 0.826 -> 0.841), same-language 0.829 -> 0.834 (0.02 to 0.12 all gain; 0.03 the most). Its cost: a rare
 #: word shared with a file far by meaning no longer lifts it (old zh07, "差异项": 5th -> 7th).
 LEXICAL_MEANING_BAND = 0.03
+#: A file is read by meaning at the nearest of every place the search found in it: its cited places and the places
+#: behind them (``Candidate.nearest``: its alternatives); False: at its cited places only, as before round 26. nc26c:
+#: "What does the test comment say?" took the whole word match (1.0) back from test_with_comment.docx, its cited
+#: places at 0.636 and 0.649, the bar a one-cell comment's 0.677 ("Why Python specifically?"), while a place behind
+#: them, the document's other comment, was at 0.682: the file nearest the query lost its words to one farther.
+#: The r26 run re-ranked: no tuning-set file out of the first five, tune5 t5_zh05 3rd -> 4th (MRR 0.304 -> 0.302);
+#: the held-out sets' aggregates the same but ``heldout``'s MRR 0.614 -> 0.612.
+FILE_AT_NEAREST = True
+#: ``meaningahead.OVER_EXACT``: the share of the query's content terms an exact place's own words hold for no place
+#: nearer by meaning alone to step over it.
+ANCHORED_SHARE = 0.5
 FILE_NAME_BOOST = 0.5
 #: ``fileName`` when the query writes a file's whole name inside a question ("what is in budget_2023.xlsx"):
 #: the person has said which file they mean, so it goes before the provider's first (rank part <= 1).
@@ -199,6 +210,9 @@ class Candidate:
     place: str = ""
     #: the locator found no place in the file (``file`` precision)
     unplaced: bool = False
+    #: the best cosine of the places the locator weighed in this passage: the cited place and those behind it
+    #: (``Locator.runners_up``, the file's alternatives); None: ``meaning`` alone
+    nearest: float | None = None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -464,7 +478,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     exact_ahead(out, candidates, written)
-    meaning_ahead(out, candidates, query)
+    meaning_ahead(out, candidates, query, [_anchored(q_terms, c) for c in candidates])
     return out
 
 
@@ -531,15 +545,25 @@ def _holds_asked(words: str, candidates: Sequence[Candidate], places: Sequence[N
     return out
 
 
+def _anchored(q_terms: set[str], cand: Candidate) -> bool:
+    """``cand`` is exact and its place's own words hold at least ``ANCHORED_SHARE`` of the query's content terms
+    (``meaningahead.OVER_EXACT``): the locator anchored it on the question's words, not on one of them."""
+    if cand.approximate or cand.unplaced or not cand.place or not q_terms:
+        return False
+    return len(q_terms.intersection(_bm25_terms(cand.place))) >= ANCHORED_SHARE * len(q_terms)
+
+
 def _near_in_meaning(candidates: Sequence[Candidate]) -> list[float]:
     """How much of its word match each citation keeps (``LEXICAL_MEANING_BAND``), by its file's place nearest the
-    query (the best ``Candidate.meaning`` of the file's citations): 1 for the file holding the search's best cosine,
-    falling to 0 at ``LEXICAL_MEANING_BAND`` below it. The same for every citation of a file, so its passages keep
-    their order by words; 1 for a file with no cosine, and for all when fewer than two files have one."""
+    query (the best ``Candidate.meaning`` and ``Candidate.nearest`` of the file's citations: ``FILE_AT_NEAREST``): 1
+    for the file holding the search's best cosine, falling to 0 at ``LEXICAL_MEANING_BAND`` below it. The same for
+    every citation of a file, so its passages keep their order by words; 1 for a file with no cosine, and for all
+    when fewer than two files have one."""
     best: dict[str, float] = {}
     for c in candidates:
-        if c.meaning is not None:
-            best[c.file_name] = max(best.get(c.file_name, c.meaning), c.meaning)
+        for cos in (c.meaning, c.nearest if FILE_AT_NEAREST else None):
+            if cos is not None:
+                best[c.file_name] = max(best.get(c.file_name, cos), cos)
     if len(best) < 2 or not LEXICAL_MEANING_BAND:
         return [1.0] * len(candidates)
     floor = max(best.values()) - LEXICAL_MEANING_BAND
