@@ -218,3 +218,11 @@ def test_the_cli_loads_the_mcp_sdk_only_when_the_mcp_command_runs() -> None:
             "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mnote_kr.agents'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_query_over_the_length_limit_gets_the_cli_and_http_message_not_the_schema_text(host: Host) -> None:
+    # nc26c: MCP answered "Expected `str` of length <= 4000 - at `$.query`" where CLI and HTTP say it in words
+    with pytest.raises(UsageError) as caught:
+        tools.call_tool(host, tools.QUERY, {"query": "g" * 4001})
+    assert str(caught.value).startswith("The query is 4,001 characters long; at most 4,000 are accepted")
+    assert "Expected" not in str(caught.value) and "$.query" not in str(caught.value)

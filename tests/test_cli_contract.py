@@ -488,6 +488,12 @@ def test_locate_json_prints_every_locator_key(tmp_path: Path) -> None:
     assert human.startswith("exact box, p.1 at (") and "pt from the top-left" in human and "None" not in human
 
 
+def test_locate_help_says_any_readable_file_and_nothing_written(tmp_path: Path) -> None:
+    # Decided (nc26c): locate is a stateless tool over the file it names, inside a workspace or not
+    shown = " ".join(Cli(tmp_path, tmp_path / "home", None).run("locate", "--help").stdout.split())
+    assert "FILE may be any readable file; nothing is written" in shown
+
+
 def test_locate_batch_answers_one_line_per_request_in_order(tmp_path: Path) -> None:
     cli = Cli(tmp_path, tmp_path / "home", None)
     token = uuid.uuid4().hex[:8]

@@ -72,6 +72,22 @@ def test_a_file_deleted_since_it_was_indexed_is_named_too(tmp_path: Path) -> Non
     assert any(line.startswith("deleted from disk since indexed: kb/amber.md: run 'mnote-kr sync'") for line in lines)
 
 
+def test_a_file_moved_since_it_was_indexed_is_named_as_a_move_as_status_names_it(tmp_path: Path) -> None:
+    # nc26c: status said "Moved: ... (sync follows the move)" while every search said "deleted from disk since
+    # indexed: OLD" and "1 new file(s) ... not ingested yet: NEW; 'mnote-kr ingest kb' indexes them"
+    host = _host(tmp_path)
+    (host.root / "kb" / "old").mkdir()
+    os.rename(host.root / "kb" / "amber.md", host.root / "kb" / "old" / "amber-moved.md")
+    result = host.search("lamp over the harbour")
+    assert result.diagnostics["missingSinceIndexed"] == {"count": 1, "paths": ["kb/amber.md"]}
+    lines = render_search(result).splitlines()
+    assert any(line.startswith("moved: kb/amber.md -> kb/old/amber-moved.md: run 'mnote-kr sync'") for line in lines), \
+        lines
+    assert not any("kb/old/amber-moved.md" in line and "not ingested" in line for line in lines), lines
+    assert not any(line.startswith("deleted from disk since indexed: kb/amber.md") for line in lines), lines
+    assert "newNotIngested" not in result.diagnostics
+
+
 def test_after_sync_the_edited_file_is_cited_again_and_nothing_is_named(tmp_path: Path) -> None:
     host = _host(tmp_path)
     _edit(host.root / "kb" / "amber.md")

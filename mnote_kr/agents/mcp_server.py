@@ -170,8 +170,26 @@ class _StdinLines:
 
         threading.Thread(target=pump, name="mcp stdin", daemon=True).start()
 
-    def __aiter__(self) -> Any:
-        return self._receive.__aiter__()
+        self.replies: Any = None  # the SDK's write stream, once stdio_server has made it
+
+    async def __aiter__(self) -> Any:
+        """The lines that parse as JSON. JSON-RPC answers a line that does not with -32700 Parse error
+        (id null); the SDK's reader would hand it to the server, which answers nothing, and a client
+        waiting for its reply hung (nc26c)."""
+        from mcp.shared.message import SessionMessage
+
+        async for line in self._receive:
+            if not line.strip():
+                continue
+            try:
+                msgspec.json.decode(line)
+            except msgspec.DecodeError:
+                if self.replies is not None:
+                    error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+                        code=types.PARSE_ERROR, message="Parse error: the line is not JSON"))
+                    await self.replies.send(SessionMessage(error))
+                continue
+            yield line
 
     def close(self) -> None:
         """Stop taking lines (a blocked sender then fails, and its thread ends) and give fd 0 back."""
@@ -216,6 +234,7 @@ def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
         lines = _StdinLines()
         try:
             async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+                lines.replies = write_stream
                 await server.run(read_stream, write_stream, server.create_initialization_options())
         finally:
             lines.close()

@@ -43,6 +43,7 @@ from mnote_kr.agents.contracts import (
     agent_open_plan,
     object_schema,
 )
+from mnote_kr.citations.map.request import MAX_QUERY_CHARS, check_query_length
 from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
@@ -305,6 +306,9 @@ def tool_specs(allow_writes: bool = False) -> list[ToolSpec]:
 
 def decode_arguments(spec: ToolSpec, arguments: dict[str, Any] | None) -> Any:
     """Arguments as the tool's input Struct; a mismatch is a ``UsageError`` naming the field."""
+    query = (arguments or {}).get("query")
+    if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
+        check_query_length(query)  # the CLI's and HTTP's words, not msgspec's "Expected `str` of length <= ..."
     try:
         return msgspec.convert(arguments or {}, spec.input_type)
     except msgspec.ValidationError as exc:

@@ -366,7 +366,9 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 # ---------------------------------------------------------------------------- locate
 
 
-@cli.command(help=f"Locate evidence in a file: one locator (or one per --batch line, in order).\n\n{COUNTING}")
+@cli.command(help="Locate evidence in a file: one locator (or one per --batch line, in order). "
+                   "FILE may be any readable file; nothing is written (a stateless tool, inside a workspace "
+                   f"or not).\n\n{COUNTING}")
 @click.argument("file", required=False)
 @click.option("--evidence", default="", help="The cleaned evidence text (locatorEvidenceText).")
 @click.option("--query", default="", help="The user's query.")

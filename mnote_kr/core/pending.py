@@ -39,6 +39,8 @@ USER_DELETED = "deleted from the knowledge base by the user"
 #: before any sync saw it (``notIndexed`` reasons start so; the text prints ``PREFIX: FILE: fix``).
 CHANGED_SINCE_INDEXED = "changed since indexed"
 MISSING_SINCE_INDEXED = "deleted from disk since indexed"
+#: A search's words for a file gone since indexed whose bytes are at a new path (status: "Moved:").
+MOVED = "moved"
 
 #: How a search names a file of a root that follows that no entry records (never ingested), before its command.
 NEW_IN_ROOT = "in an indexed root but not ingested yet"

@@ -14,9 +14,11 @@ from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core import watchmark
 from mnote_kr.core.newseen import new_files_seen
+from mnote_kr.core.ondisk import moved_on_disk
 from mnote_kr.core.pending import (
     CHANGED_SINCE_INDEXED,
     MISSING_SINCE_INDEXED,
+    MOVED,
     NEW_IN_ROOT,
     ingest_command,
     left_behind,
@@ -314,6 +316,9 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
         diagnostics["skipped"] = {"count": n_passed, "shown": len(passed),
                                   "hint": "'mnote-kr status --json' lists the first 50"}
     fresh, n_fresh = new_not_ingested(host, reg, scope_rels)  # never ingested: as status says, never silent
+    shown_fresh = len(fresh)
+    missing, fresh = _moves(host, reg, missing, fresh)
+    n_fresh -= shown_fresh - len(fresh)  # a moved file's new path is not a new file to ingest
     if fresh:
         named = {m.source_path for m in missing}
         missing += [f for f in fresh if f.source_path not in named]
@@ -344,3 +349,29 @@ def since_indexed(reg: Registry, diagnostics: dict[str, Any]) -> list[NotIndexed
         out.append(NotIndexed(source_path=rel, status="stale", reason=f"{MISSING_SINCE_INDEXED}: run 'mnote-kr sync' "
                               "(not cited; a file that moved inside the roots is then cited under its new path)"))
     return out
+
+
+def _moves(host: Host, reg: Registry, missing: list[NotIndexed],
+           fresh: list[NotIndexed]) -> tuple[list[NotIndexed], list[NotIndexed]]:
+    """A file gone since indexed whose bytes sit at a new file's path is a move, read as ``status`` reads it
+    (``moved_on_disk``: same size, same content hash): one ``moved: OLD -> NEW`` line with 'sync', not a
+    deletion plus a new file to ingest (nc26c)."""
+    gone = [m.source_path for m in missing if m.reason.startswith(MISSING_SINCE_INDEXED + ": ")]
+    if not gone or not fresh:
+        return missing, fresh
+    disk: dict[str, tuple[int, int]] = {}
+    for f in fresh:
+        try:
+            st = os.stat(host.workspace.rel_to_abs(f.source_path))
+        except OSError:
+            continue
+        disk[f.source_path] = (st.st_size, st.st_mtime_ns)
+    pairs = dict(moved_on_disk(host.workspace.root, reg, gone, list(disk), disk))
+    if not pairs:
+        return missing, fresh
+    new_paths = set(pairs.values())
+    moved = [NotIndexed(source_path=m.source_path, status="stale",
+                        reason=f"{MOVED}: {m.source_path} -> {pairs[m.source_path]}: run 'mnote-kr sync' "
+                        "(it follows the move; cited under the new path then)")
+             if m.source_path in pairs else m for m in missing]
+    return moved, [f for f in fresh if f.source_path not in new_paths]

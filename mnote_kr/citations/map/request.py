@@ -92,9 +92,7 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
         raise UsageError(f"The query is too short: give at least {MIN_QUERY_WEIGHT} characters "
                          "(a Chinese, Japanese or Korean character counts as 2)",
                          hint="ask a question or give a word or phrase from the passage")
-    if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted",
-                         hint="ask a question or give a phrase from the passage, not the whole text")
+    check_query_length(query)
     if not 1 <= top_k <= 200:
         raise UsageError(f"--top-k must be between 1 and 200, not {top_k}",
                          hint="it is the number of citations returned, e.g. --top-k 5")
@@ -130,3 +128,10 @@ def start_query(host: HostView, query: str, *, top_k: int, mode: str, rerank: bo
                             sent=sent_files(host.registry()))
     started_at = time.perf_counter()
     return StartedQuery(host.plugins.start_query(host.context(), request), started_at)
+
+
+def check_query_length(query: str) -> None:
+    """Refuse a query over MAX_QUERY_CHARS with the one message every surface (CLI, HTTP, MCP) gives."""
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted",
+                         hint="ask a question or give a phrase from the passage, not the whole text")

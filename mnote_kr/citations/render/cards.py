@@ -9,7 +9,7 @@ from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
 from mnote_kr.citations.render.strength import by_strength
-from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, NEW_IN_ROOT
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, MOVED, NEW_IN_ROOT
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -252,6 +252,9 @@ def _not_indexed_lines(items: list[NotIndexed], sent_count: int = 0, new_count: 
         lines.append(new_files_line(new, new_count))
     for ni in items:
         if ni in skipped or ni.reason == STILL_INDEXING or ni.reason.startswith(_NEW):
+            continue
+        if ni.reason.startswith(MOVED + ": "):  # "moved: OLD -> NEW: run 'mnote-kr sync' (...)", as status reads it
+            lines.append(ni.reason)
             continue
         since = next((p for p in _SINCE_INDEXED if ni.reason.startswith(p + ": ")), None)
         lines.append(f"{since}: {ni.source_path}: {ni.reason[len(since) + 2:]}" if since
