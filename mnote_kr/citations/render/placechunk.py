@@ -1,0 +1,79 @@
+"""The chunk a place is cited from: of a search's chunks that land on one place, the one holding most of it.
+
+Two chunks of one file may land on one place: a paragraph that holds the query as written is found in the
+file from a chunk that does not hold it, and the chunk that does hold it comes later in the provider's list.
+The place is one citation (``pipeline.build_citations``); it used to carry the first chunk, whichever that
+was. Where LightRAG's windows fall moves with the markup's ids (a DOCX's drawing paths hold the link name,
+whose workspace tag hashes the workspace's path), and which of them LightRAG returns first moves with them:
+the same file, in two folders, was cited with two different chunks (its ``rawQuote``, ``contextQuote``,
+``lightRagChunkId``), and scored on the words of whichever came first (a 37-character tail holding none of
+the query: 0.5 against 1.7; ``tests/test_place_chunk.py``). So a place carries the chunk that holds most of
+its words, taking the best provider rank of the chunks that reached it; of chunks holding as much of it,
+the first. :class:`Holders` records, while the citations are built, each place's first chunk and a later
+one holding more of it; :meth:`Holders.reordered` gives the provider's list with that chunk in the first
+one's stead (its rank), and the citations are built once more from it: as if the provider had returned it
+first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+
+import msgspec
+
+from mnote_kr.citations.text.textnorm import iter_tokens, normalize
+from mnote_kr.models import Locator, ProviderReference
+
+#: Build again with the chunk holding most of each place in the first one's stead (False: a place keeps the
+#: first chunk that reached it, as before; ``benchmarks/retrieval.py --variant NAME:py:...HOLDER_FIRST=false``).
+HOLDER_FIRST = True
+
+
+def held_share(place: str, passage: str) -> float:
+    """The share of ``place``'s distinct words that ``passage`` holds (1.0 for a place without words)."""
+    words = {tok for tok, _, _ in iter_tokens(normalize(place))}
+    if not words:
+        return 1.0
+    held = {tok for tok, _, _ in iter_tokens(normalize(passage))}
+    return len(words & held) / len(words)
+
+
+def _share(locator: Locator, passage: str) -> float:
+    return held_share(locator.place_text or locator.quote or "", passage)
+
+
+class Holders:
+    """Which reference each place of one build is cited from, and a later one holding more of it."""
+
+    def __init__(self) -> None:
+        self._first: dict[Hashable, tuple[int, float]] = {}  # place key -> (index of its reference, share)
+        self.better: dict[int, tuple[int, float]] = {}  # index of a place's reference -> (the better one's, share)
+
+    def keep(self, keys: Iterable[Hashable | None], at: int, locator: Locator, passage: str) -> None:
+        """The reference at ``at`` is cited at the place ``keys`` name (``locator``, its chunk ``passage``)."""
+        share = _share(locator, passage)
+        for key in keys:
+            if key is not None:
+                self._first[key] = (at, share)
+
+    def again(self, keys: Iterable[Hashable | None], at: int, locator: Locator, passage: str) -> None:
+        """The reference at ``at`` lands on a place already cited: remembered when it holds more of it."""
+        held = next((self._first[k] for k in keys if k is not None and k in self._first), None)
+        if held is None:
+            return
+        share = _share(locator, passage)
+        if share > max(held[1], self.better.get(held[0], (at, 0.0))[1]):
+            self.better[held[0]] = (at, share)
+
+    def reordered(self, references: Sequence[ProviderReference]) -> list[ProviderReference]:
+        """``references`` with each better chunk in the stead of the one first cited at its place, with that
+        one's rank (which follows it, and is a duplicate of it then)."""
+        moved = {at: first for first, (at, _) in self.better.items()}
+        out: list[ProviderReference] = []
+        for i, ref in enumerate(references):
+            if i in moved:
+                continue
+            if i in self.better:
+                out.append(msgspec.structs.replace(references[self.better[i][0]], rank=ref.rank))
+            out.append(ref)
+        return out
