@@ -301,12 +301,7 @@ def build_citations(
     """Turn provider references into de-duplicated, ranked citations; and the places among them whose
     sentences hold none of the query's words (``_settled`` quotes them by meaning when shown). A place two
     chunks reach carries the one holding most of it (``placechunk``): built again with that one first."""
-    holders = placechunk.Holders()
-    built = _built(host, result, reg, query, scope, holders)
-    if not holders.better or not placechunk.HOLDER_FIRST:
-        return built
-    return _built(host, msgspec.structs.replace(result, references=holders.reordered(result.references)),
-                  reg, query, scope, placechunk.Holders())
+    return placechunk.holder_first(lambda res, holders: _built(host, res, reg, query, scope, holders), result)
 
 
 def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str],
@@ -391,8 +386,8 @@ def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, s
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the
-        # same PDF box are one citation (the first, best-ranked, is kept; a later chunk holding more
-        # of the place takes its stead: ``placechunk``). LightRAG's native
+        # same PDF box are one citation (the first, best-ranked, unless a later one holds more of it:
+        # ``placechunk``). LightRAG's native
         # DOCX blocks can span a whole section, so distinct places inside one block stay apart.
         same_block = (*dedupe_key(entry.source_id, block_id, None, ""), place) if block_id else None
         same_place = ("place", entry.source_id, place) if place else None

@@ -17,16 +17,30 @@ first.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TypeVar
 
 import msgspec
 
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
-from mnote_kr.models import Locator, ProviderReference
+from mnote_kr.models import Locator, ProviderQueryResult, ProviderReference
 
 #: Build again with the chunk holding most of each place in the first one's stead (False: a place keeps the
 #: first chunk that reached it, as before; ``benchmarks/retrieval.py --variant NAME:py:...HOLDER_FIRST=false``).
 HOLDER_FIRST = True
+
+
+Built = TypeVar("Built")
+
+
+def holder_first(build: Callable[[ProviderQueryResult, Holders], Built], result: ProviderQueryResult) -> Built:
+    """``build(result, holders)`` (the citations of a search: ``pipeline._built``), and once more with the
+    references :meth:`Holders.reordered` when a later chunk holds more of a place than the one it kept."""
+    holders = Holders()
+    built = build(result, holders)
+    if not holders.better or not HOLDER_FIRST:
+        return built
+    return build(msgspec.structs.replace(result, references=holders.reordered(result.references)), Holders())
 
 
 def held_share(place: str, passage: str) -> float:
