@@ -25,7 +25,7 @@ from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.render.placechunk import Holders, held_share
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import Locator, ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
 
 NAME = "tika__testWORD_2006ml.docx"
 QUERY = "And this is the footnote"
@@ -89,18 +89,18 @@ def _ref(k: int, text: str) -> ProviderReference:
     return ProviderReference(provider="fake", file_path="f", chunk_id=f"c{k}", content=text, rank=k + 1)
 
 
-def test_the_later_chunk_holding_more_of_a_place_takes_the_first_ones_stead_and_rank() -> None:
-    place = Locator(locator_precision="paragraph", paragraph_index=3, place_text="Revenue rose by a tenth in 2023")
+def test_the_later_chunk_holding_more_of_a_places_quote_takes_the_first_ones_stead_and_rank() -> None:
+    quote = "Revenue rose by a tenth in 2023"
     refs = [_ref(0, "costs fell"), _ref(1, "other file"), _ref(2, "Revenue rose by a tenth in 2023, costs fell"),
             _ref(3, "rose by a tenth")]
     holders = Holders()
-    holders.keep([("place", "s", "p3"), None], 0, place, refs[0].content or "")
+    holders.keep([("place", "s", "p3"), None], 0, quote, refs[0].content or "")
     for at in (2, 3):
-        holders.again([None, ("place", "s", "p3")], at, place, refs[at].content or "")
+        holders.again([None, ("place", "s", "p3")], at, refs[at].content or "")
     assert [(r.chunk_id, r.rank) for r in holders.reordered(refs)] == [("c2", 1), ("c0", 1), ("c1", 2), ("c3", 4)]
-    # as much of the place as the first one holds is no reason to move: the first stays
+    # the first chunk holding the whole quote stays, whatever more of the paragraph a later one holds
     even = Holders()
-    even.keep([("place", "s", "p3")], 0, place, "Revenue rose by a tenth in 2023")
-    even.again([("place", "s", "p3")], 1, place, "in 2023 revenue rose by a tenth")
+    even.keep([("place", "s", "p3")], 0, quote, "Revenue rose by a tenth in 2023")
+    even.again([("place", "s", "p3")], 1, "in 2023 revenue rose by a tenth, and so did the costs of the year")
     assert not even.better
     assert held_share("", "anything") == 1.0 and held_share("Revenue rose", "revenue") == 0.5

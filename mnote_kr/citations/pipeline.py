@@ -393,10 +393,9 @@ def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, s
         same_place = ("place", entry.source_id, place) if place else None
         if same_block in seen or same_place in seen:
             dropped["duplicate" if same_block in seen else "samePlace"] += 1
-            holders.again((same_block, same_place), at, locator, ref.content or "")
+            holders.again((same_block, same_place), at, ref.content or "")
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
-        holders.keep((same_block, same_place), at, locator, ref.content or "")
         # The place and its claim are the anchor: an ID handed out once opens that place, as sure as it
         # said, whichever chunk or block of whichever search reached it (``claims.id_anchor``).
         anchor = id_anchor(block_id or ref.chunk_id or bundle.normalized_fingerprint, entry.source_hash, locator)
@@ -411,6 +410,7 @@ def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, s
         context = passage_of(locator, context)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked), path=str(abs_path))
+        holders.keep((same_block, same_place), at, shown, ref.content or "")
         if mostly_glyphs(shown):  # a figure's labels read through a font without letters: nothing to quote
             dropped["noWords"] += 1
             continue
