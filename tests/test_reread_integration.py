@@ -16,6 +16,7 @@ from mnote_kr_testkit.engine import seed_tiktoken
 
 from mnote_kr.app.host import Host
 from mnote_kr.core.config import DEFAULTS
+from mnote_kr.models import Citation, QueryRequest
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr_lightrag.client import settings as lr_settings
 from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
@@ -35,10 +36,19 @@ def _host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
     return Host(ws, config=config)
 
 
-def _indexed_quotes(host: Host) -> list[str]:
-    """The chunks LightRAG answers a search in the footnote's words with (``rawQuote``: its own text; the
-    quote shown is read from the file, which holds the note either way)."""
-    return [r.raw_quote or "" for r in host.search("And this is the footnote", scope=[f"kb/{NAME}"]).results]
+def _indexed_chunks(host: Host) -> list[str]:
+    """Every chunk of the file LightRAG answers a search in the footnote's words with, as the provider hands
+    them to the host (what LightRAG indexed; the host then cites one chunk per place)."""
+    name = host.registry().entries[f"kb/{NAME}"].light_rag_file_path
+    result = host.plugins.query(host.context(), QueryRequest(query=WORDS))
+    return [r.content or "" for r in result.references if r.file_path == name]
+
+
+def _card(host: Host) -> Citation:
+    """The file's one citation for a search in the footnote's words (the quote shown is read from the file,
+    which holds the note either way; ``rawQuote`` is the chunk cited)."""
+    (card,) = host.search(WORDS, scope=[f"kb/{NAME}"]).results
+    return card
 
 
 def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_searchable(
@@ -60,7 +70,8 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         report = host.ingest(["kb"], wait=True, wait_s=240)
         assert [(i.source_path, i.status) for i in report.items] == [(rel, "processed")], report.items
         assert host.registry().entries[rel].reading == "lightrag:4"
-        assert not any(WORDS in q for q in _indexed_quotes(host))  # the note's words never reached LightRAG
+        chunks = _indexed_chunks(host)
+        assert chunks and not any(WORDS in c for c in chunks), chunks  # the note's words never reached LightRAG
         status = host.status()["readings"]
         assert status["older"]["count"] == 0  # this engine reads no notes: LightRAG's reading is its current one
     finally:
@@ -79,7 +90,11 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         host.sync(wait_s=240)  # follows the file sent again until LightRAG has indexed it
         entry = host.registry().entries[rel]
         assert (entry.status, entry.reading) == ("processed", "lightrag+notes:3"), entry
-        assert any(NOTE in q for q in _indexed_quotes(host)), _indexed_quotes(host)
+        assert any(NOTE in c for c in _indexed_chunks(host)), _indexed_chunks(host)  # the note reached LightRAG
+        # and is cited from the chunk that holds it, whichever chunk of the file LightRAG returned first (where
+        # its windows fall moves with the workspace's path: tests/test_place_chunk.py)
+        card = _card(host)
+        assert NOTE in (card.display_quote or "") and NOTE in (card.raw_quote or ""), card
         assert host.status()["readings"]["older"]["count"] == 0
         again = reconcile_and_apply(host)["reread"]  # read once: the next sync sends nothing
         assert again["sent"]["count"] == 0, again

@@ -33,6 +33,7 @@ from mnote_kr.citations.map.request import StartedQuery, check_query_text, retri
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import deeper, meaning, wordsonly
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
+from mnote_kr.citations.render import placechunk
 from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
@@ -300,7 +301,13 @@ def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
 ) -> tuple[list[Citation], dict[str, Any], Unanchored]:
     """Turn provider references into de-duplicated, ranked citations; and the places among them whose
-    sentences hold none of the query's words (``_settled`` quotes them by meaning when shown)."""
+    sentences hold none of the query's words (``_settled`` quotes them by meaning when shown). A place two
+    chunks reach carries the one holding most of it (``placechunk``): built again with that one first."""
+    return placechunk.holder_first(lambda res, holders: _built(host, res, reg, query, scope, holders), result)
+
+
+def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str],
+           holders: placechunk.Holders) -> tuple[list[Citation], dict[str, Any], Unanchored]:
     ctx = host.context()
     # files holding every word of the query that the provider did not return, cited where a place holds them
     result, by_words = heldwords.with_held_files(host, reg, result, query, scope,
@@ -319,7 +326,7 @@ def build_citations(
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
     excluding = any(r.exclude_patterns for r in reg.roots.values())
-    for ref in result.references:
+    for at, ref in enumerate(result.references):
         t0 = time.perf_counter()
         mapped = host.plugins.map_reference(ctx, ref, entries, query)
         timings["mapMs"] += (time.perf_counter() - t0) * 1000
@@ -384,12 +391,14 @@ def build_citations(
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the
-        # same PDF box are one citation (the first, best-ranked, is kept). LightRAG's native
+        # same PDF box are one citation (the first, best-ranked, unless a later one holds more of it:
+        # ``placechunk``). LightRAG's native
         # DOCX blocks can span a whole section, so distinct places inside one block stay apart.
         same_block = (*dedupe_key(entry.source_id, block_id, None, ""), place) if block_id else None
         same_place = ("place", entry.source_id, place) if place else None
         if same_block in seen or same_place in seen:
             dropped["duplicate" if same_block in seen else "samePlace"] += 1
+            holders.again((same_block, same_place), at, ref.content or "")
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
         # The place and its claim are the anchor: an ID handed out once opens that place, as sure as it
@@ -406,6 +415,7 @@ def build_citations(
         context = passage_of(locator, context)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked), path=str(abs_path))
+        holders.keep((same_block, same_place), at, shown, ref.content or "")
         if mostly_glyphs(shown):  # a figure's labels read through a font without letters: nothing to quote
             dropped["noWords"] += 1
             continue
