@@ -97,3 +97,37 @@ def test_lacked_latin_words_reads_questions_only() -> None:
     assert not is_question(statement)
     assert lacked_latin_words(statement, QueryTerms(statement, df, len(paras)), paras[3]) == []
     assert is_question("does a trustee need a password") and is_question("password length?")
+
+
+#: nc26b Q3 (round 26): the handbook's "M. RETENTION OF RECORDS" (¶1725-¶1731 of unstructured__handbook-872p.docx in
+#: body order), and a paragraph elsewhere writing "keep", as a note.
+RETENTION = (
+    "# M. RETENTION OF RECORDS\n\n"
+    "All general ledgers, cash receipts ledgers and disbursement ledgers, and any other documents used in compiling "
+    "the accounting records for the Annual Report must be retained in electronic format for a period of not less than "
+    "seven years from the issuance of the Annual Report.  Trace reports must be retained in electronic format for a "
+    "period of not less than seven years.\n\n"
+    "The standing trustee must maintain all bank records, including bank statements, monthly bank reconciliations, "
+    "canceled checks, and deposit slips, separate from individual case files and in chronological order, for a period "
+    "of not less than seven years.  Canceled checks may be kept in an electronic format.\n\n"
+    "Individual case receipts and disbursement records must be retained in electronic format for at least two years "
+    "after an order closing the case and discharging the standing trustee is entered by the court.\n\n"
+    "# N. OFFICE\n\n"
+    "The standing trustee should keep the office open during regular business hours.\n"
+)
+LEDGERS = RETENTION.split("\n\n")[1].split("  Trace")[0]
+
+
+def _locate_retention(tmp_path: Path, query: str):
+    path = tmp_path / "retention.md"
+    path.write_text(RETENTION, encoding="utf-8")
+    return locate(LocateRequest(file=str(path), evidence=LEDGERS, query=query, passage=RETENTION))
+
+
+def test_the_reason_names_the_lacked_word_as_a_word(tmp_path: Path) -> None:
+    """nc26b Q3 read "holds some of the query's words, not keep (seg)": the word lacked, joined bare to the template
+    and followed by the anchor's kind, read as a garbled phrase. The reason quotes it."""
+    loc = _locate_retention(tmp_path, "Why must a trustee keep the general ledgers of the annual report?")
+    assert loc.paragraph_index == 1 and loc.locator_degraded
+    assert "query's words, not “keep”" in (loc.reason or ""), loc.reason
+    assert "not keep (" not in (loc.reason or "")

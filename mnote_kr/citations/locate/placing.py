@@ -264,7 +264,7 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     lacks = lacked_words(q, held, title)
     if lacks:
         return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                                 f"query's words, not {'、'.join(lacks)}")
+                                                 f"query's words, not {_quoted(lacks, '、')}")
     # an English question's words the document holds elsewhere ("password" of "How long must a trustee's computer
     # password be?" on the paragraph about a trustee's computer rules, nc24b)
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
@@ -272,7 +272,13 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     if not latin:
         return match
     return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                             f"query's words, not {', '.join(latin)}")
+                                             f"query's words, not {_quoted(latin, ', ')}")
+
+
+def _quoted(words: Sequence[str], sep: str) -> str:
+    """The words a place lacks as a reason names them, each quoted: bare, "not keep (seg)" read as one garbled phrase
+    once the anchor's kind followed (nc26b Q3)."""
+    return sep.join(f"“{w}”" for w in words)
 
 
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
