@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.text.latinwords import is_question, lacked_latin_words
+from mnote_kr.citations.text.latinwords import asked_verb, is_question, lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.default_plugins.text_locator import clear_cache, locate
@@ -131,3 +131,32 @@ def test_the_reason_names_the_lacked_word_as_a_word(tmp_path: Path) -> None:
     assert loc.paragraph_index == 1 and loc.locator_degraded
     assert "query's words, not “keep”" in (loc.reason or ""), loc.reason
     assert "not keep (" not in (loc.reason or "")
+
+
+def test_a_place_stating_the_kind_asked_may_say_the_questions_verb_in_other_words(tmp_path: Path) -> None:
+    """nc26b Q3: "How long must a trustee keep the general ledgers after the annual report?" on the handbook's
+    paragraph saying the ledgers "must be retained ... for a period of not less than seven years from the issuance of
+    the Annual Report": every word of the question but its verb, and the duration it asks. A verb is paraphrased
+    ("retained" for "keep"), as a statement's may be; the thing asked about (its nouns) is not."""
+    loc = _locate_retention(tmp_path, "How long must a trustee keep the general ledgers after the annual report?")
+    assert (loc.paragraph_index, loc.locator_degraded) == (1, False), loc.reason
+    # asking no kind of answer, the place shows nothing for the verb it lacks
+    why = _locate_retention(tmp_path, "Why must a trustee keep the general ledgers of the annual report?")
+    assert why.locator_degraded
+    # lacking a noun of the question besides its verb: the thing asked about is not there
+    other = _locate_retention(tmp_path, "How long must a trustee keep the general ledgers and the case files?")
+    assert other.paragraph_index != 1 or other.locator_degraded, other.reason
+
+
+@pytest.mark.parametrize(("question", "verb"), [
+    ("How long must a trustee keep the general ledgers after the annual report?", "keep"),
+    ("How long does the warranty last?", "last"),
+    ("How many years must the ledgers be kept?", "kept"),
+    ("How often should the standing trustee reconcile the bank account?", "reconcile"),
+    ("When did Weizenbaum create ELIZA?", None),  # a name after the verb: which word is the verb is not told
+    ("When did weizenbaum create eliza", None),
+    ("What is the oracle in TraceMonkey?", None),  # no auxiliary: no verb to paraphrase
+    ("How long must a trustee's computer password be?", None),
+])
+def test_the_verb_of_a_question_is_the_word_after_its_auxiliarys_subject(question: str, verb: str | None) -> None:
+    assert asked_verb(question) == verb

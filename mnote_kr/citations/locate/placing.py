@@ -23,6 +23,7 @@ from mnote_kr.citations.locate.saidacross import said_shares
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
+from mnote_kr.citations.rank.cues import answer_types, holds_type
 from mnote_kr.citations.text.cjkwords import lacked_words, query_words
 from mnote_kr.citations.text.latinwords import lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
@@ -268,7 +269,10 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     # an English question's words the document holds elsewhere ("password" of "How long must a trustee's computer
     # password be?" on the paragraph about a trustee's computer rules, nc24b)
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
-    latin = lacked_latin_words(query, qt, held, title) if qt else []
+    # a place stating the kind of answer asked ("seven years" for "how long") may say the question's verb otherwise
+    # ("retained" for "keep", nc26b Q3)
+    kind = any(holds_type(t, held) for t in answer_types(q))
+    latin = lacked_latin_words(query, qt, held, title, states_kind=kind) if qt else []
     if not latin:
         return match
     return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
