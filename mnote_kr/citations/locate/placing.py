@@ -351,7 +351,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     return at_definition(doc, without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
         doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
             doc, asked_item(doc, placed, query), query), query), query, lambda idx: meaning.cosines(key, query, idx)),
-        query, lambda: passage_paragraphs(doc, passage, scope)), query), query), query)
+        query, lambda: passage_paragraphs(doc, passage, scope)), query), query), query,
+        lambda: passage_paragraphs(doc, passage, scope))
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,
