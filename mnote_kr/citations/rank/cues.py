@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from mnote_kr.citations.text.textnorm import lazy_compile
 
 __all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_count_across", "holds_type", "is_apparatus",
-           "is_notice", "type_counts", "without_asking"]
+           "is_notice", "type_counts", "type_figures", "without_asking"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -347,4 +347,21 @@ def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:
         n = len(pattern.findall(folded_text))
         if n:
             out[name] = n
+    return out
+
+
+_FIGURE_RE = lazy_compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
+
+
+def type_figures(name: str, folded_text: str) -> list[float]:
+    """The figures (digits only) of each place ``folded_text`` states answer type ``name``: 2 and 20 of "a 2x-20x
+    speedup", 25 of "25 times faster" (a ratio)."""
+    pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
+    out: list[float] = []
+    for m in pattern.finditer(folded_text):
+        for f in _FIGURE_RE.findall(m.group(0)):
+            try:
+                out.append(float(f.replace(",", "")))
+            except ValueError:
+                continue
     return out
