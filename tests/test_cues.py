@@ -252,3 +252,47 @@ def test_a_notice_heading_says_notice_whatever_the_text() -> None:
     assert not is_notice("本报告仅供参考。", ("投资要点",))
     # a section of an article about copyright is content: only a notice's own headings count
     assert not is_notice("Copyright protects original works of authorship.", ("Intellectual property", "Copyright"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # nc26b Q4 (pdfplumber__issue-982-example.pdf p4): "When was the chatbot ELIZA created" is answered by a decade
+        "One of the earliest programs in this category is ELIZA, a bot created by Joseph Weizenbaum in the 1960s",
+        "search engines appeared in the early 1990s",
+        "the music of the '60s",
+        "popular in the sixties",
+        "steam engines of the 1800s",
+        "printing spread in the 15th century",
+        "by the late nineteenth century",
+        "in the twenty-first century",
+        "ELIZA诞生于1960年代",
+        "20世纪60年代，魏岑鲍姆编写了ELIZA",
+        "造纸术在19世纪传入欧洲",
+        "这种做法始于十八世纪",
+    ],
+)
+def test_a_decade_or_a_century_is_a_date(text: str) -> None:
+    assert holds_type("date", fold(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "patients in their sixties",  # an age, not a decade
+        "for the 1st time this century",  # a century named, no date
+    ],
+)
+def test_an_age_or_a_figure_is_no_decade(text: str) -> None:
+    assert not holds_type("date", fold(text))
+
+
+def test_a_decade_is_no_duration() -> None:
+    """"60年代" names a decade, not sixty years; "60年" still is a duration."""
+    assert type_counts(("duration",), "20世纪60年代，魏岑鲍姆编写了ELIZA") == {}
+    assert type_counts(("duration",), "保存60年") == {"duration": 1}
+
+
+@pytest.mark.parametrize("question", ["ELIZA是哪个年代出现的", "造纸术是什么年代传入欧洲的", "这座教堂建于哪个世纪"])
+def test_which_decade_or_century_asks_a_date(question: str) -> None:
+    assert answer_types(fold(question)) == ("date",)

@@ -115,3 +115,16 @@ def test_the_rule_switched_off_leaves_a_place_and_its_runners_up_as_they_were(mo
     monkeypatch.setattr(kindclaims, "KIND_CLAIMS", False)
     kept = without_unstated_kind(loc, QUESTION, CHUNK)
     assert kept is loc and not kept.locator_degraded
+
+
+def test_a_block_stating_a_decade_states_the_date_a_when_question_asks() -> None:
+    """nc26b Q4: the ELIZA block ("created by Joseph Weizenbaum in the 1960s") was called approximate "it holds the
+    question's words, not the date it asks, which its passage states" (the passage's "1984" and "2003"): a decade
+    is a date for "when"."""
+    query = "When was the chatbot ELIZA created and by whom?"
+    eliza = "One of the earliest programs in this category is ELIZA, a bot created by Joseph Weizenbaum in the 1960s."
+    passage = "Cope created a project called EMI in 1984. In 2003, Cope started a new project. " + eliza
+    assert not without_unstated_kind(_loc("bbox", eliza, **WHERE["bbox"]), query, passage).locator_degraded
+    # the same block without its decade holds the question's words, not the date asked
+    bare = "One of the earliest programs in this category is ELIZA, a bot created by Joseph Weizenbaum."
+    assert without_unstated_kind(_loc("bbox", bare, **WHERE["bbox"]), query, passage).locator_degraded

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.text.latinwords import is_question, lacked_latin_words
+from mnote_kr.citations.text.latinwords import asked_verb, is_question, lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.default_plugins.text_locator import clear_cache, locate
@@ -97,3 +97,66 @@ def test_lacked_latin_words_reads_questions_only() -> None:
     assert not is_question(statement)
     assert lacked_latin_words(statement, QueryTerms(statement, df, len(paras)), paras[3]) == []
     assert is_question("does a trustee need a password") and is_question("password length?")
+
+
+#: nc26b Q3 (round 26): the handbook's "M. RETENTION OF RECORDS" (¶1725-¶1731 of unstructured__handbook-872p.docx in
+#: body order), and a paragraph elsewhere writing "keep", as a note.
+RETENTION = (
+    "# M. RETENTION OF RECORDS\n\n"
+    "All general ledgers, cash receipts ledgers and disbursement ledgers, and any other documents used in compiling "
+    "the accounting records for the Annual Report must be retained in electronic format for a period of not less than "
+    "seven years from the issuance of the Annual Report.  Trace reports must be retained in electronic format for a "
+    "period of not less than seven years.\n\n"
+    "The standing trustee must maintain all bank records, including bank statements, monthly bank reconciliations, "
+    "canceled checks, and deposit slips, separate from individual case files and in chronological order, for a period "
+    "of not less than seven years.  Canceled checks may be kept in an electronic format.\n\n"
+    "Individual case receipts and disbursement records must be retained in electronic format for at least two years "
+    "after an order closing the case and discharging the standing trustee is entered by the court.\n\n"
+    "# N. OFFICE\n\n"
+    "The standing trustee should keep the office open during regular business hours.\n"
+)
+LEDGERS = RETENTION.split("\n\n")[1].split("  Trace")[0]
+
+
+def _locate_retention(tmp_path: Path, query: str):
+    path = tmp_path / "retention.md"
+    path.write_text(RETENTION, encoding="utf-8")
+    return locate(LocateRequest(file=str(path), evidence=LEDGERS, query=query, passage=RETENTION))
+
+
+def test_the_reason_names_the_lacked_word_as_a_word(tmp_path: Path) -> None:
+    """nc26b Q3 read "holds some of the query's words, not keep (seg)": the word lacked, joined bare to the template
+    and followed by the anchor's kind, read as a garbled phrase. The reason quotes it."""
+    loc = _locate_retention(tmp_path, "Why must a trustee keep the general ledgers of the annual report?")
+    assert loc.paragraph_index == 1 and loc.locator_degraded
+    assert "query's words, not “keep”" in (loc.reason or ""), loc.reason
+    assert "not keep (" not in (loc.reason or "")
+
+
+def test_a_place_stating_the_kind_asked_may_say_the_questions_verb_in_other_words(tmp_path: Path) -> None:
+    """nc26b Q3: "How long must a trustee keep the general ledgers after the annual report?" on the handbook's
+    paragraph saying the ledgers "must be retained ... for a period of not less than seven years from the issuance of
+    the Annual Report": every word of the question but its verb, and the duration it asks. A verb is paraphrased
+    ("retained" for "keep"), as a statement's may be; the thing asked about (its nouns) is not."""
+    loc = _locate_retention(tmp_path, "How long must a trustee keep the general ledgers after the annual report?")
+    assert (loc.paragraph_index, loc.locator_degraded) == (1, False), loc.reason
+    # asking no kind of answer, the place shows nothing for the verb it lacks
+    why = _locate_retention(tmp_path, "Why must a trustee keep the general ledgers of the annual report?")
+    assert why.locator_degraded
+    # lacking a noun of the question besides its verb: the thing asked about is not there
+    other = _locate_retention(tmp_path, "How long must a trustee keep the general ledgers and the case files?")
+    assert other.paragraph_index != 1 or other.locator_degraded, other.reason
+
+
+@pytest.mark.parametrize(("question", "verb"), [
+    ("How long must a trustee keep the general ledgers after the annual report?", "keep"),
+    ("How long does the warranty last?", "last"),
+    ("How many years must the ledgers be kept?", "kept"),
+    ("How often should the standing trustee reconcile the bank account?", "reconcile"),
+    ("When did Weizenbaum create ELIZA?", None),  # a name after the verb: which word is the verb is not told
+    ("When did weizenbaum create eliza", None),
+    ("What is the oracle in TraceMonkey?", None),  # no auxiliary: no verb to paraphrase
+    ("How long must a trustee's computer password be?", None),
+])
+def test_the_verb_of_a_question_is_the_word_after_its_auxiliarys_subject(question: str, verb: str | None) -> None:
+    assert asked_verb(question) == verb

@@ -127,3 +127,25 @@ def test_a_japanese_place_is_in_another_language_than_a_chinese_question(monkeyp
     assert _order(query, (89, heading, 0.732329), [(91, "2018年10月11日下午5点", 0.656656)])[0] == 89
     monkeypatch.setattr(folding, "LANGUAGES_APART", False)  # as before round 25: Han and kana one script
     assert _order(query, (89, heading, 0.732329), behind)[0] == 89
+
+
+def test_a_decade_answers_when_and_its_place_leads_a_passage_stating_another_date() -> None:
+    """nc26b Q4 (round 26, ``pdfplumber__issue-982-example.pdf`` p4): "When was the chatbot ELIZA created and by
+    whom?" led with LightRAG's passage on Emily Howell ("David Cope created ... EMI ... in 1984"), cited without a
+    cosine, while the ELIZA block, "a bot created by Joseph Weizenbaum in the 1960s", came second at 0.796: a decade
+    was no date, so the passage's "1984" beside "created" answered and stayed (``ANSWER_STAYS``), and the ELIZA block
+    was called "not the date it asks"."""
+    query = "When was the chatbot ELIZA created and by whom?"
+    emi = ("David Cope created a project called “Experiments in Musical Intelligence” (short: EMI or Emmy) in 1984 "
+           "[Cop87]. He introduces the idea of seeing music as a language which can be analyzed with natural language "
+           "processing (NLP) methods.")
+    eliza = ("One of the earliest programs in this category is ELIZA, a bot created by Joseph Weizenbaum in the 1960s "
+             "[Wei76]. This program had a set of patterns implemented to which it would reply in a seemingly smart "
+             "way in a psychologists fashion.")
+    bots = ("Chatbots are computer programs which participate in chat rooms as autonomous agents. This means they have "
+            "similar permissions and possibilities as usual human users have.")
+    first = msgspec.structs.replace(_place(1, emi, 0.0, query, first=True),
+                                    locator=Locator(locator_precision="bbox", locator_degraded=True, quote=emi))
+    places = [first, _place(2, eliza, 0.795749, query), _place(3, bots, 0.642515, query)]
+    got = [c.locator.paragraph_index for c in folding.behind_by_meaning(places)]
+    assert got == [2, None, 3]  # the ELIZA block first, the passage right behind it

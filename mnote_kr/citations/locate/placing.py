@@ -23,6 +23,7 @@ from mnote_kr.citations.locate.saidacross import said_shares
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
+from mnote_kr.citations.rank.cues import answer_types, holds_type
 from mnote_kr.citations.text.cjkwords import lacked_words, query_words
 from mnote_kr.citations.text.latinwords import lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
@@ -264,15 +265,24 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     lacks = lacked_words(q, held, title)
     if lacks:
         return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                                 f"query's words, not {'、'.join(lacks)}")
+                                                 f"query's words, not {_quoted(lacks, '、')}")
     # an English question's words the document holds elsewhere ("password" of "How long must a trustee's computer
     # password be?" on the paragraph about a trustee's computer rules, nc24b)
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
-    latin = lacked_latin_words(query, qt, held, title) if qt else []
+    # a place stating the kind of answer asked ("seven years" for "how long") may say the question's verb otherwise
+    # ("retained" for "keep", nc26b Q3)
+    kind = any(holds_type(t, held) for t in answer_types(q))
+    latin = lacked_latin_words(query, qt, held, title, states_kind=kind) if qt else []
     if not latin:
         return match
     return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                             f"query's words, not {', '.join(latin)}")
+                                             f"query's words, not {_quoted(latin, ', ')}")
+
+
+def _quoted(words: Sequence[str], sep: str) -> str:
+    """The words a place lacks as a reason names them, each quoted: bare, "not keep (seg)" read as one garbled phrase
+    once the anchor's kind followed (nc26b Q3)."""
+    return sep.join(f"“{w}”" for w in words)
 
 
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
@@ -341,7 +351,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     return at_definition(doc, without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
         doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
             doc, asked_item(doc, placed, query), query), query), query, lambda idx: meaning.cosines(key, query, idx)),
-        query, lambda: passage_paragraphs(doc, passage, scope)), query), query), query)
+        query, lambda: passage_paragraphs(doc, passage, scope)), query), query), query,
+        lambda: passage_paragraphs(doc, passage, scope))
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

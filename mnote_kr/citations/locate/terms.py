@@ -29,16 +29,18 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.caches.memo import HolderMemo
 from mnote_kr.citations.locate.otherscript import other_script
 from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
 from mnote_kr.citations.text.cjkwords import query_words
+from mnote_kr.citations.text.definitions import asked_term, names_term
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["DEFINITIONS_LEAD", "asks_definition", "at_definition", "term_lines"]
+__all__ = ["DEFINITIONS_LEAD", "NAMED_TERM", "asks_definition", "at_definition", "at_prose_definition", "term_lines"]
 
 #: A definition question naming a term the file defines is cited on its definition, and a term line leads no
 #: question (False: placed by words and meaning alone, as before round 25).
@@ -64,6 +66,8 @@ _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\s*")
 _DECLINED = ("naming the document's subject", "it names the subject, it does not answer")
 
 _MEMO: HolderMemo[dict[int, tuple[int, tuple[str, ...]]]] = HolderMemo(16)
+#: How :func:`at_prose_definition` says why it chose its paragraph (``units`` keeps the claim and marks the sentence).
+NAMED_TERM = "the paragraph naming the term the question asks about"
 
 
 def _body(para: TextParagraph) -> bool:
@@ -123,17 +127,22 @@ def asks_definition(query: str, names: tuple[str, ...] = ()) -> bool:
     return False
 
 
-def at_definition(doc: TextDocument[P], match: Match, query: str) -> Match:
+def at_definition(doc: TextDocument[P], match: Match, query: str,
+                  passage: Callable[[], Sequence[int]] | None = None) -> Match:
     """``match`` moved to the definition of the term a definition question names, or off a term line (module
-    docstring); unchanged otherwise."""
+    docstring); for a question asking a term no term line names, to the paragraph naming it in prose
+    (:func:`at_prose_definition`); unchanged otherwise."""
     para = match.paragraph
     q = normalize(query or "").strip()
     if not DEFINITIONS_LEAD or para is None or not q:
         return match
     terms = term_lines(doc)
-    if not terms:
+    named = _named(terms, q) if terms else None
+    if named is None:
+        match = at_prose_definition(doc, match, query, passage)
+        para = match.paragraph
+    if not terms or para is None:
         return match
-    named = _named(terms, q)
     defining = asks_definition(q, tuple(n for _d, names in terms.values() for n in names))
     paras = doc.paragraphs
     if defining and named is not None:
@@ -168,3 +177,26 @@ def at_definition(doc: TextDocument[P], match: Match, query: str) -> Match:
                               runners_up=())
     behind = tuple(r for r in (*match.runners_up, own) if r is not lead)
     return Match(lead.paragraph, match.score, None, f"{SEMANTIC}: {why}", match.anchor, lead.meaning, behind)
+
+
+def at_prose_definition(doc: TextDocument[P], match: Match, query: str,
+                        passage: Callable[[], Sequence[int]] | None = None) -> Match:
+    """``match`` moved to the paragraph naming the term ``query`` asks the meaning of in prose (``definitions``:
+    "... which we call the oracle", "An elastic stop nut is a ...", 称为X): the first of the places behind it, else
+    of the ``passage``'s paragraphs in document order, that names it, claimed (the definition is what the question
+    asks), ``match`` right behind it. Unchanged when ``match`` names it, the question asks no term, or no place does
+    (nc26b Q6: "What is the oracle in TraceMonkey?" on the paragraph after the one naming it)."""
+    para = match.paragraph
+    names = asked_term(query)
+    if para is None or not names or names_term(para.text, names):
+        return match
+    paras = doc.paragraphs
+    near = [r.paragraph for r in match.runners_up if r.paragraph is not None]
+    near += [paras[i] for i in (passage() if passage is not None else ()) if 0 <= i < len(paras)]
+    pick = next((p for p in near if p.index != para.index and _body(p) and names_term(p.text, names)), None)
+    if pick is None:
+        return match
+    lead = next((r for r in match.runners_up if r.paragraph is pick), None)
+    behind = tuple(r for r in (dataclasses.replace(match, runners_up=()), *match.runners_up) if r is not lead)
+    return Match(pick, match.score, (0, len(pick.text)), NAMED_TERM, match.anchor,
+                 lead.meaning if lead is not None else None, behind)

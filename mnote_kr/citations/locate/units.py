@@ -23,9 +23,11 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from mnote_kr.citations.locate.terms import NAMED_TERM
 from mnote_kr.citations.locate.textdoc import P, TextDocument
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, Match
 from mnote_kr.citations.text.cjkwords import absent_words, query_words
+from mnote_kr.citations.text.definitions import asked_term, names_term
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
@@ -98,11 +100,14 @@ def _marked(match: Match, q: str, qt: QueryTerms | None, lacked: list[str]) -> M
         h0, h1 = match.highlight
         over = [k for k in tied if spans[k][0] < h1 and h0 < spans[k][1]]
         tied = over or tied
+    if match.reason.startswith(NAMED_TERM):  # a definition question: the sentence naming the term, claimed
+        names = asked_term(q)
+        tied = [next((k for k, (a, b) in enumerate(spans) if names_term(para.text[a:b], names)), tied[0])]
     a, b = spans[tied[0]]
     whole = len(spans) == 1 and not ITEM_RE.match(para.text)
     highlight = match.highlight if whole else (a, b)  # one sentence: the matcher's span within it stands
     reason = match.reason
-    if reason.startswith(SEMANTIC) or not q or q in para.norm[a:b]:
+    if reason.startswith((SEMANTIC, NAMED_TERM)) or not q or q in para.norm[a:b]:
         return dataclasses.replace(match, highlight=highlight)
     kind = "paragraph" if whole else "list item" if ITEM_RE.match(para.text, *_line_of(para.text, a)) \
         else "sentence"

@@ -17,7 +17,8 @@ what kind of answer the question asks for.
   notice markers, as densely packed as reference markers; a pointer to the notice (the running
   footer "请务必阅读正文之后的信息披露和法律声明") is no marker.
 * **Answer type** (:func:`answer_types`, :func:`type_counts`): the question word says what the
-  answering passage holds. "when", "what year", 何时, 什么时候 → a year or date; "how many
+  answering passage holds. "when", "what year", 何时, 什么时候 → a year or date (a decade or a century too: "the
+  1960s", 20世纪60年代); "how many
   engines", 多少架 → a number followed by that noun or classifier; "how much ... cost", 多少钱 →
   an amount of money; "what share", 比例 → a percentage; "how often", 多久一次, 每隔多久, 频率 → a
   frequency ("every 10 years", 每10年, 2次/年, "annually"); "how long", 持续多久, "how far", "how big", 多久,
@@ -41,7 +42,7 @@ from collections.abc import Sequence
 from mnote_kr.citations.text.textnorm import lazy_compile
 
 __all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_count_across", "holds_type", "is_apparatus",
-           "is_notice", "type_counts", "without_asking"]
+           "is_notice", "type_counts", "type_figures", "without_asking"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -164,12 +165,18 @@ _NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:(?:twenty|thirty|forty|fifty|sixty|sevent
 #: A number written in Chinese numerals ("十", "两", "二十五"; 一 only before a unit of ten: "一年" is also "a year").
 _CJK_NUM = r"(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+#: A decade in words ("the sixties"; "in their sixties" is an age: the decade is "the" one).
+_DECADE_WORDS = "(?:twenties|thirties|forties|fifties|sixties|seventies|eighties|nineties)"
+#: A century's ordinal in words ("the nineteenth century", "the twenty-first century").
+_ORDINAL_WORDS = ("(?:(?:twenty|thirty)-?\\s*)?(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth"
+                  "|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth"
+                  "|twentieth)")
 
 _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", lazy_compile(
         r"^\s*when\b|\bwhen\s+(?:did|was|were|is|does|do|will|has|had|can)\b|\bsince\s+when\b"
         r"|\b(?:what|which)\s+(?:year|date|month|day|decade|century)\b|\bhow\s+long\s+ago\b"
-        r"|何时|什么时候|什么时间|哪一?年|哪个月|几月|哪一?天|几号|几时|多会儿"
+        r"|何时|什么时候|什么时间|哪一?年|哪个月|几月|哪一?天|几号|几时|多会儿|(?:哪个|什么)(?:年代|世纪)"
         # a deadline asked by its name (提交截止时间, "the submission deadline") is a date too
         r"|截止(?:时间|日期)|\bdeadline\b|\bdue\s+date\b")),
     ("money", lazy_compile(
@@ -207,9 +214,12 @@ def _units(latin: str, cjk: str = "") -> str:
 
 
 _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
+    # a decade or a century answers "when" too ("in the 1960s", "the early 1990s", "the '60s", "the sixties", "the 15th
+    # century", 1960年代 and 20世纪60年代 by their 年, 19世纪, 十八世纪): nc26b Q4, ELIZA "created ... in the 1960s"
     "date": lazy_compile(
-        rf"\b(?:1[0-9]|20)\d{{2}}\b|\d{{1,4}}\s*年|\d{{1,2}}\s*[月日号]|\b(?:{_MONTHS})\s+\d{{1,2}}\b"
-        rf"|\b\d{{1,2}}\s+(?:{_MONTHS})\b"),
+        rf"\b(?:1[0-9]|20)\d{{2}}(?:['’]?s)?\b|\d{{1,4}}\s*年|\d{{1,2}}\s*[月日号]|\b(?:{_MONTHS})\s+\d{{1,2}}\b"
+        rf"|\b\d{{1,2}}\s+(?:{_MONTHS})\b|['’]\d0s\b|\bthe\s+(?:(?:early|mid|late)[\s-]+)?{_DECADE_WORDS}\b"
+        rf"|\b(?:\d{{1,2}}(?:st|nd|rd|th)|{_ORDINAL_WORDS})[\s-]+centur(?:y|ies)\b|(?:\d{{1,2}}|{_CJK_NUM})\s*世纪"),
     "money": lazy_compile(r"[$€£¥￥]\s?\d|" + _units("dollars?|euros?|pounds|usd|eur|rmb|cny",
                                                    "(?:[万亿千百]\\s*)?(?:元|美元|欧元|英镑|块)")),
     "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
@@ -219,7 +229,7 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
     "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?"
                                   "|(?:working|business|calendar)\\s+days?",
                                   "个月|周|天|小时|分钟|秒|个?(?:工作|自然)日(?!期)|个?工作天")
-                             + rf"|(?:(?<![\d,.])\d{{1,3}}(?:\.\d+)?(?![\d,])|{_CJK_NUM})\s*年"
+                             + rf"|(?:(?<![\d,.])\d{{1,3}}(?:\.\d+)?(?![\d,])|{_CJK_NUM})\s*年(?!代)"
                              + rf"|(?<!月)(?:(?<![\d,.])\d{{1,3}}(?![\d,])|{_CJK_NUM})\s*日"),
     # "every 10 years", "每10年", "每隔五年", "2次/年", "twice a year", "annually"
     "frequency": lazy_compile(
@@ -337,4 +347,21 @@ def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:
         n = len(pattern.findall(folded_text))
         if n:
             out[name] = n
+    return out
+
+
+_FIGURE_RE = lazy_compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
+
+
+def type_figures(name: str, folded_text: str) -> list[float]:
+    """The figures (digits only) of each place ``folded_text`` states answer type ``name``: 2 and 20 of "a 2x-20x
+    speedup", 25 of "25 times faster" (a ratio)."""
+    pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
+    out: list[float] = []
+    for m in pattern.finditer(folded_text):
+        for f in _FIGURE_RE.findall(m.group(0)):
+            try:
+                out.append(float(f.replace(",", "")))
+            except ValueError:
+                continue
     return out

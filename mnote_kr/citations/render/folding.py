@@ -20,6 +20,7 @@ from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.neutral import han_share
 from mnote_kr.citations.rank.ranking import fold
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
+from mnote_kr.citations.render.extremes import extreme_place
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.tablecells import column_keys, named_cell
 from mnote_kr.citations.render.valuerows import (
@@ -193,6 +194,7 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
         row, named = _named_cell(c, behind)  # for a question naming a row and a column, that cell first
         row = row if row is not None or named else _value_row(c, behind)  # for a question asking a figure, a row
+        row = row if row is not None or named else _extreme(c, behind)  # the largest figure, when asked for
         row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
         lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
             and not _says_more(c, lead, behind) else _more_words(c, behind)
@@ -321,6 +323,22 @@ def _answer_row(behind: list[Citation]) -> Citation | None:
     rows = [p for p in behind if place_key(p.locator) and _answers(p, typed=False)]
     return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
                default=None)
+
+
+def _extreme(first: Citation, behind: list[Citation]) -> Citation | None:
+    """The place behind ``first`` stating the largest (smallest) figure asked for (``extremes.EXTREME_LEADS``)."""
+    query = first.search_query or ""
+    script = han_share(query)
+
+    def eligible(p: Citation) -> bool:  # a place stating the kind asked, beside a question's word or across scripts
+        words = _place_words(p)
+        if not place_key(p.locator) or not states_type(words, query):
+            return False
+        about = QueryTerms(asked_about(query), {}, 1)
+        return not one_script(script, han_share(words)) or any(
+            w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in about.hits(normalize(words)))
+
+    return extreme_place(first, behind, eligible, _place_words)
 
 
 def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:

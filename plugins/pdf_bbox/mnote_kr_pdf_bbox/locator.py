@@ -31,6 +31,7 @@ from .align import Match, Span, find, find_stored, spans
 from .answer import _CJK_ASKING, MIN_SHARE, choose, holds_terms
 from .blocks import content_terms, written_text
 from .captions import at_named_caption
+from .definitions import at_named_definition
 from .headvalues import column_values
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
@@ -56,6 +57,8 @@ WHOLE_BLOCK = True
 #: (docs/embeddings.md, issue 33's thirteenth and fourteenth rounds): both lost first places on the
 #: tuning sets and left a fresh PDF-block set (tune4) unmoved.
 PASSAGE_BLOCKS = "off"
+#: Rules whose block is the place asked for as it is: no table column or row is read under it.
+_OWN_RULES = ("verbatim", "cell", "extreme", "caption", "definition")
 
 
 def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
@@ -111,6 +114,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     ans, head = give_way(doc, ans, choosing_words(req.query))  # a heading chosen for a question: the text under it
     if (captioned := at_named_caption(doc, counts, ans, req.query)) is not ans:  # "what does table 3 show?"
         ans, head = captioned, None
+    if (defined := at_named_definition(doc, counts, ans, req.query)) is not ans:  # "what is the oracle?"
+        ans, head = defined, None
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = lead = None
@@ -141,13 +146,13 @@ def locate_pdf(req: LocateRequest) -> Locator:
                                   + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part],
                                   quoted=True)
         column = column_values(doc.path, page, ans.block[1], req.query) \
-            if ans.rule not in ("verbatim", "cell", "extreme", "caption") else None
+            if ans.rule not in _OWN_RULES else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
             primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
             place_text = column.text
         row = row_place(doc.path, page, ans.block[1], lines, req.query,
                         [b[1] for b, _ in ans.runners_up if b[0] == pi]) \
-            if column is None and ans.rule not in ("verbatim", "cell", "extreme", "caption") else None
+            if column is None and ans.rule not in _OWN_RULES else None
         if row is not None:  # a table's title asked for a value: the row; a row: all its cells (``tablerows``)
             primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in row.lines])))
             place_text = row.text
@@ -158,6 +163,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             why += "; the query names this table row's label and this cell's header"
         elif ans.rule == "caption":
             why += "; the query names the table or figure whose caption this text block starts"
+        elif ans.rule == "definition":
+            why += "; the query asks what a term is, and this text block names it"
         elif ans.rule == "extreme":
             pass  # the heading's rule says which row and why (``underhead``)
         elif ans.rule == "meaning":
