@@ -338,7 +338,7 @@ def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int], query: 
     else the one cell that holds the answer (the whole row when the answer spans cells or sits in
     the first cell, the row's name), within its own table when two are printed side by side
     (``rowparts.own_part``); for a long block the few lines around the answer."""
-    return own_part(doc.pages[b[0]], b[1], _narrowed(doc, b, hit_lines, query), query, hit_lines)
+    return own_part(doc.pages[b[0]], b[1], _narrowed(doc, b, hit_lines, query), query)
 
 
 def _narrowed(doc: DocumentText, b: tuple[int, int], hit_lines: list[int], query: str = "") -> list[int]:

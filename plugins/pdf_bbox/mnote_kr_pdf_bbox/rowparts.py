@@ -6,24 +6,21 @@ label of the left table, no figure of its own) and ``营业总收入: 2021: 1,56
 on the whole line (its words, or its meaning from outside the cited passage) was quoted and boxed across both
 tables (nc26a Q14: "每股指标(元); 营业总收入: …"). :func:`own_part` keeps the one part the place stands in:
 
-1. the part holding the lines the query's words were found on (a match in one part only);
-2. else the part whose label the query names (``tableread``'s rule, a label saying "total" named without it too);
-3. else the part holding most of the query's content terms, when one holds more than any other;
-4. else the one part with figures (the others only label a section of their own table).
+1. the part whose label the query names (``tableread``'s rule; a label saying "total" named without it too);
+2. else the one part with figures, when the others hold none (they only label a section of their own table).
 
-Otherwise the row stays whole: the query asks about both, or says nothing telling them apart.
+Otherwise the row stays whole: the query's other words do not tell the parts apart reliably (the report writes
+"应收帐款周转天数" beside "应收账款及应收票据": a question of 应收账款 days holds more words of the second, its answer
+is the first's), and a row shown whole still holds the answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from . import tableread
-from .blocks import block_text, content_terms
 from .page import PageText
 
 
-def _parts(page: PageText, bi: int, lines: Sequence[int]) -> list[list[int]]:
+def _parts(page: PageText, bi: int, lines: list[int]) -> list[list[int]]:
     """The lines of ``lines`` in each part of read row ``bi``, part by part ([] for a part none of them is in)."""
     chosen = set(lines)
     out = []
@@ -37,10 +34,10 @@ def _one(found: list[int]) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
-def own_part(page: PageText, bi: int, lines: list[int], query: str, hits: Sequence[int] = ()) -> list[int]:
+def own_part(page: PageText, bi: int, lines: list[int], query: str) -> list[int]:
     """``lines`` (of block ``bi``) cut to the part of a row printed across side-by-side tables that the place
     stands in (see the module), in the block's order; ``lines`` themselves for a row read in one part, or when
-    nothing tells the parts apart. ``hits``: the lines the query's words were found on."""
+    nothing tells the parts apart."""
     segments = getattr(page, "row_cells", {}).get(bi)
     if not segments or len(segments) < 2:
         return lines
@@ -48,15 +45,10 @@ def own_part(page: PageText, bi: int, lines: list[int], query: str, hits: Sequen
     held = [k for k, part in enumerate(parts) if part]
     if len(held) < 2:
         return lines
-    pick = _one([k for k in held if set(hits) & set(parts[k])]) if hits and all(
-        any(h in parts[k] for k in held) for h in hits) else None
+    pick = None
     for loose in (False, True):
         if pick is None and query:
             pick = _one([k for k in held if tableread._names(query, segments[k][0], loose=loose)])
-    if pick is None and query and (terms := content_terms(query)):
-        found = {k: sum(t in block_text(page, parts[k]).terms for t in terms) for k in held}
-        best = max(found.values())
-        pick = _one([k for k in held if found[k] == best]) if best else None
     if pick is None:
         pick = _one([k for k in held if segments[k][2]])
     if pick is None:

@@ -57,6 +57,27 @@ def test_a_row_beside_another_tables_row_is_cited_within_its_own_table(query: st
     assert hashlib.sha256(REPORT.read_bytes()).digest() == before
 
 
+#: LightRAG's chunk 8 of the report (nc26a's engine): page 3's efficiency rows beside the balance sheet's.
+CHUNK8 = ("盈利增长(%)      营业外收支 -25 -8 -3 -3 \n"
+          "营业收入增长率 110.0% 135.1% 37.2% 13.8%  利润总额 187 523 797 1,037 \n"
+          "现金比率 0.2 0.1 0.2 0.3  资产负债表(百万元) 2021 2022E 2023E 2024E \n"
+          "经营效率指标      货币资金 427 494 1,269 1,965 \n"
+          "应收帐款周转天数 161.7 165.1 164.9 164.4  应收账款及应收票据 1,173 2,806 3,798 4,344 \n"
+          "存货周转天数 196.1")
+
+
+def test_a_row_whose_parts_the_query_does_not_tell_apart_stays_whole() -> None:
+    """"预计2022年应收账款平均多少天能收回" (the tables tuning set's tb_zh14): the report writes the left part's
+    label "应收帐款周转天数" (帐), the right one's "应收账款及应收票据" (账): the question's words hold more of the
+    right part, its answer (165.1) stands in the left. No label named, figures in both: the row stays whole, the
+    answer in it (choosing the part by the words held cited the right part alone)."""
+    question = "预计2022年应收账款平均多少天能收回"
+    loc = locate(LocateRequest(file=str(REPORT), evidence=CHUNK8, passage=CHUNK8, query=question))
+    assert loc.page == 3 and loc.bbox is not None and loc.place_text is not None, loc
+    inside = text_in(REPORT, 3, loc.bbox)
+    assert "165.1" in inside and "165.1" in loc.place_text, (inside, loc.place_text)
+
+
 def test_a_side_by_side_row_found_by_meaning_outside_the_passage_stays_in_its_table(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """nc26a Q14's path: the passage LightRAG returned is the report's first page; the income statement's first row
