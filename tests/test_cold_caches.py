@@ -315,3 +315,22 @@ def test_a_changed_cleaning_module_is_not_answered_from_the_old_entry(tmp_path: 
     pipeline.clear_memos()
     pipeline._locate(plugins, request, os.stat(note), None)
     assert calls == [str(note), str(note)]
+
+
+def test_a_pdf_answer_is_stamped_with_the_recognition_plugin_it_falls_back_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scanned PDF's place comes from the OCR plugin (``locate_recognized``, asked when the PDF's own locator
+    finds nothing): a change to that plugin's code (round 26's OCR quotes) must not answer from an entry its old
+    code wrote, though the PDF's locator is unchanged (nc26a's Q13 kept its old quote after the change)."""
+    plugins = load_plugins(load_config(None))
+    assert plugins.locator_plugin(".pdf") == "pdf_bbox" and plugins.pm.get_plugin("ocr") is not None
+    monkeypatch.setattr(answercache, "_stamps", {})
+    before = answercache.plugin_identity(plugins, ".pdf")
+    ocr_dir = os.path.dirname(plugins.pm.get_plugin("ocr").__file__)
+    real_state = answercache._file_state
+
+    def edited(path: str) -> str:  # a new copy of the OCR plugin's wraps.py
+        return real_state(path) + ("+edited" if path == os.path.join(ocr_dir, "wraps.py") else "")
+
+    monkeypatch.setattr(answercache, "_file_state", edited)
+    monkeypatch.setattr(answercache, "_stamps", {})
+    assert before is not None and answercache.plugin_identity(plugins, ".pdf") not in (None, before)

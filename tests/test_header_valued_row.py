@@ -107,3 +107,30 @@ def test_docx_the_header_gives_way_to_the_value_row_and_keeps_it_for_the_table(
         loc = locate(query)
         assert loc.paragraph_index in range(7), (query, loc.paragraph_index, loc.quote, loc.locator_reason)
     assert hashlib.sha256(TABLE.read_bytes()).digest() == before
+
+
+def test_a_cell_opening_with_its_header_is_not_headed_again() -> None:
+    """A cell whose text already opens with its header's words ("检测方法：提取…" under 检测方法) reads as written, not
+    "检测方法: 检测方法：提取…" (nc26a Q9, Q12); a cell merely starting with the same letters ("Yearly" under "Year"),
+    or holding the header later on, is headed as every other."""
+    from mnote_kr.plugin_api import labelled_row
+
+    assert labelled_row("Q0101", [("周期", "15个工作日"), ("检测方法", "检测方法：提取外周血基因组 DNA")]) == \
+        "Q0101: 周期: 15个工作日; 检测方法：提取外周血基因组 DNA"
+    assert labelled_row(None, [("Notes", "Notes: see the appendix"), ("Year", "Yearly")]) == \
+        "Notes: see the appendix; Year: Yearly"
+    assert labelled_row("Q1", [("Method", "method - PCR"), ("Gene", "APC gene")]) == "Q1: method - PCR; Gene: APC gene"
+    assert labelled_row("Q1", [("检测方法", "检测方法")]) == "Q1, 检测方法"
+    assert labelled_row("Q1", [("方法", "方法学验证")]) == "Q1, 方法: 方法学验证"
+
+
+def test_docx_row_quote_does_not_repeat_the_header_its_cell_opens_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vertical-merge table (corpus): the phrase "检测结果需结合临床表现" lands on Q0101's 检测方法 cell, quoted as
+    its row; the cell's own "检测方法：" is not headed again (nc26a Q9's "…检测方法: 检测方法：提取…")."""
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    pm = load_plugins(None)
+    loc = pm.locate(LocateRequest(file=str(TABLE), evidence=PASSAGE, passage=PASSAGE, query="检测结果需结合临床表现"))
+    assert loc.paragraph_index == 11 and loc.quote is not None, (loc.paragraph_index, loc.locator_reason)
+    row = "Q0101: 检测项目: 遗传性乳腺癌; 相关基因: BRCA1; 周期: 15个工作日; 检测方法：提取外周血"
+    assert loc.quote.startswith(row), loc.quote
+    assert loc.quote.count("检测方法") == 1, loc.quote

@@ -48,3 +48,13 @@ def test_a_long_rows_quote_keeps_the_cell_whose_header_the_question_names() -> N
     plain = answer_quote("Station 9: " + ROW, "station 9 readings")
     assert "…; Col" not in plain and plain.endswith("…") and "Col 37" not in plain
     assert "…; Col" not in answer_quote("Station 9: " + ROW, "what is col 3 at station 9")
+
+
+def test_a_cell_saying_its_header_itself_is_a_cell_of_the_long_row() -> None:
+    """A cell that opens with its header's words reads as written in its row (``labelled_row``: "检测方法：提取…", not
+    "检测方法: 检测方法：…"); the long row is still read as a row: the asked cell kept after its first cells, as
+    written."""
+    row = "Q9: " + "; ".join(f"列{n}: {n * 11}" for n in range(1, 60)) + "; 检测方法：提取外周血基因组 DNA"
+    quote = answer_quote(row, "Q9的检测方法是什么")
+    assert quote.startswith("Q9: 列1: 11; 列2: 22;") and quote.endswith("; …; 检测方法：提取外周血基因组 DNA"), quote
+    assert len(quote) <= QUOTE_CHARS

@@ -3,7 +3,8 @@ process does from its memo, without loading the cited document or its locator's 
 
 The key is everything the answer depends on: the locator plugin chosen for the file (name,
 version and a stamp of its code: a hash of the sizes and modification times of its package's
-modules and of every host ``citations`` module), the file's path and version (size, mtime,
+modules and of every host ``citations`` module; and the same of each plugin recognising text the locate
+falls back to, OCR for a scanned PDF's lines), the file's path and version (size, mtime,
 inode), the request (evidence, query, sidecar block and its metadata) and the ``Locator``
 type's fields, hashed. An edited file, another plugin or changed plugin or host code is a miss.
 
@@ -87,9 +88,20 @@ def _code_stamp(module_file: str) -> str:
 
 
 def plugin_identity(plugins: Plugins, extension: str) -> str | None:
-    """``name version stamp`` of the locator plugin that answers ``extension``, or None."""
+    """``name version stamp`` of the locator plugin that answers ``extension``, then of each plugin recognising
+    text that ``Plugins.locate`` asks when that one finds no place (``locate_recognized``: OCR, for a scanned
+    PDF's lines: its code shapes those answers too); None when the locator plugin has no module file."""
     name = plugins.locator_plugin(extension) or "file_locator"
-    plugin = plugins.pm.get_plugin(name)
+    own = _identity(plugins, name, plugins.pm.get_plugin(name))
+    if own is None:
+        return None
+    others = sorted(f" + {found}" for impl in plugins.pm.hook.locate_recognized.get_hookimpls()
+                    if impl.plugin_name != name and (found := _identity(plugins, impl.plugin_name, impl.plugin)))
+    return own + "".join(others)
+
+
+def _identity(plugins: Plugins, name: str, plugin: object) -> str | None:
+    """``name version stamp`` of one plugin (None: no module file to stamp)."""
     module_file = getattr(plugin, "__file__", None)
     if plugin is None or not module_file:
         return None

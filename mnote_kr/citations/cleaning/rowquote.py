@@ -24,21 +24,24 @@ _TOTAL_ASKED = re.compile(r"\b(?:totals?|overall|altogether|in all|combined|all 
 _TOTAL_HEADER = re.compile(r"^\s*(?:grand\s+)?totals?\s*$|^\s*(?:合计|总计|总数)\s*$", re.I)
 
 
-def _cells(text: str) -> tuple[str, list[tuple[str, str]]] | None:
-    """``text`` read as a row: its label ("" when none) and its ``(header, value)`` cells; None when it is not one
-    (a part without "header: value", fewer than ``ROW_CELLS`` cells)."""
+def _cells(text: str) -> tuple[str, list[tuple[str, str, str]]] | None:
+    """``text`` read as a row: its label ("" when none) and its ``(header, value, as written)`` cells; None when it
+    is not one (a part without "header: value", fewer than ``ROW_CELLS`` cells). A cell saying its header itself
+    ("检测方法：提取…": ``labelled_row`` writes it as it is) is that header's, at its full-width colon."""
     parts = " ".join(text.split()).split("; ")
     label, sep, first = parts[0].partition(": ")
     if not sep:
         return None
-    if ": " not in first:  # no label: "Year: 2021; Freshwater Ducks: 150"
+    if ": " not in first and "：" not in first:  # no label: "Year: 2021; Freshwater Ducks: 150"
         label, first = "", parts[0]
     cells = []
     for part in [first, *parts[1:]]:
         header, sep, value = part.rpartition(": ")
+        if not sep:
+            header, sep, value = part.partition("：")
         if not sep or not header.strip() or not value.strip():
             return None
-        cells.append((header, value))
+        cells.append((header, value, part))
     return (label, cells) if len(cells) >= ROW_CELLS else None
 
 
@@ -50,12 +53,12 @@ def row_quote(text: str, query: str, limit: int) -> str | None:
     if read is None:
         return None
     label, cells = read
-    asked = named_header(query, [(h, i) for i, (h, _) in enumerate(cells)], inflected=True)
+    asked = named_header(query, [(h, i) for i, (h, _, _) in enumerate(cells)], inflected=True)
     if asked is None and _TOTAL_ASKED.search(query):
-        asked = next((i for i, (h, _) in enumerate(cells) if _TOTAL_HEADER.match(h)), None)
+        asked = next((i for i, (h, _, _) in enumerate(cells) if _TOTAL_HEADER.match(h)), None)
     if asked is None:
         return None
-    said = [f"{h}: {v}" for h, v in cells]
+    said = [written for _, _, written in cells]
     head = f"{label}: " if label else ""
     room = limit - len(head) - len(said[asked]) - len("; …; ; …")
     kept: list[str] = []

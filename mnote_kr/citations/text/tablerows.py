@@ -92,13 +92,27 @@ def labelled_row(label: str | None, parts: Sequence[tuple[str, str]], label_head
     when its header is blank): ``label: 2022: 3,900; 2023: 4,100``; one value with a label reads
     ``label, 2023: 4,100``. A label that is a number, under a header (``label_header``), reads as every other
     cell does, under it: ``col-1: 8; col-4: 32``, ``Year: 2021; Freshwater Ducks: 150``, never a bare ``8`` (nc23b:
-    a number names no row by itself; a name, "Revenue", does)."""
-    said = [f"{header}: {value}" if header else value for header, value in parts]
+    a number names no row by itself; a name, "Revenue", does). A value that opens with its header's words
+    (``_headed``: "检测方法：提取…" under 检测方法) reads as written, not headed twice (nc26a)."""
+    said = [f"{header}: {value}" if header and not _headed(value, header) else value for header, value in parts]
     if label and label_header and is_number(label):
         return "; ".join([f"{label_header}: {label}", *said])
     if len(said) == 1 and label:
         return f"{label}, {said[0]}"
     return f"{label}: " + "; ".join(said) if label else "; ".join(said)
+
+
+#: What may follow a header's words at a cell's start for the cell to say its header itself: its end, a colon,
+#: a dash or an equals sign ("检测方法：提取…", "Method - PCR"), spaces around it.
+_AFTER_HEADER = re.compile(r"\s*(?:[:：=\-–—]|$)")
+
+
+def _headed(value: str, header: str) -> bool:
+    """Whether cell text ``value`` opens with ``header``'s words, set apart from what it says next
+    (``_AFTER_HEADER``): "检测方法：提取…" under 检测方法, not "方法学验证" under 方法, nor "Yearly" under "Year" (case
+    and spacing aside)."""
+    said, head = " ".join(value.split()).casefold(), " ".join(header.split()).casefold()
+    return bool(head) and said.startswith(head) and _AFTER_HEADER.match(said, len(head)) is not None
 
 
 def _meet(said: str, head: str) -> bool:

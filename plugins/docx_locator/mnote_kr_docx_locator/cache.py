@@ -31,8 +31,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     # 8: review comments at their marks; 9: the numbers Word shows before numbered headings and list items,
     # from numbering.xml; 10: a text box's breaks, tabs and non-breaking hyphens read as in a paragraph's own text;
     # 11: the paragraphs' normalised text folds lookalikes, "△H" as "ΔH", "−" as "-", textnorm's ``normalize``;
-    # 12: a title typed as the styled headings of a level begin takes that level, "CHAPTER 7 – ...")
-    persist=Persist(name="docx", version="12", model=DocxDocument),
+    # 12: a title typed as the styled headings of a level begin takes that level, "CHAPTER 7 – ...";
+    # 13: a contents line with its page run on, "A. PURPOSE1-1", is a contents line, not a typed title)
+    persist=Persist(name="docx", version="13", model=DocxDocument),
 )
 stats = _cache.stats
 

@@ -66,6 +66,11 @@ W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
 # A hand-typed contents line: text, then a tab or dot leader, then a page number (or "N/A": a section listed
 # without a page, "Organizational Chart<tab>N/A" in tika__018367.docx).
 _TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*(?:[0-9ivxlcIVXLC]{1,6}|[Nn]/[Aa])\s*$")
+# A contents line typed with its page run on to the title ("A. PURPOSE1-1", a wrapped entry's "NUMBER3-9": the DOJ
+# handbook's chapter-page numbers), a word of three letters or more (or a closing bracket) right before the page.
+_PAGE_RUN_ON = re.compile(r"^[^\n]{0,160}?(?:[^\W\d_]{3}|\))\d{1,3}[-–]\d{1,3}\s*$")
+# ... and after such a line, one ending in a chapter-page number set apart ("4. ELIGIBILITY FOR CHAPTER 133-4").
+_PAGE_END = re.compile(r"^[^\n]{1,160}?\d[-–]\d{1,3}\s*$")
 # Block-level and run-level children that never hold paragraph text.
 _SKIP = frozenset(
     {
@@ -150,6 +155,7 @@ class _Walker:
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
         self.headings = HeadingTrail()
         self.toc_depth = 0
+        self.contents = False  # the last paragraph with text was a contents line (``_PAGE_END``)
         self.table_depth = 0
         self.chars = 0
         self._names: dict[str, tuple[str, str]] = {}
@@ -294,7 +300,11 @@ class _Walker:
                               "the limit",
                               self.path, f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
-        in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
+        in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None) or (
+            not self.table_depth and (_PAGE_RUN_ON.match(own_text) is not None
+                                      or self.contents and _PAGE_END.match(own_text) is not None))
+        if own_text.strip():
+            self.contents = in_toc  # the paragraph before the next one with text is a contents line
         if in_toc or not own_text.strip() or self.table_depth:  # a table cell is never a heading
             level = 0
         if level:

@@ -135,3 +135,34 @@ def test_a_typed_title_takes_the_level_of_the_styled_headings_it_begins_as(tmp_p
     assert by_text["A.\tThe trustee files it."] == ("CHAPTER 2 – REPORTS", "A. MONTHLY REPORTS")
     assert by_text["Audits are yearly."] == ("CHAPTER 3 – AUDITS",)
     assert not any(p.heading_level for p in doc.paragraphs if p.text.startswith(("CHAPTER 2", "A.\tMONTHLY")))
+
+
+def test_contents_lines_with_their_page_run_on_are_contents_not_titles() -> None:
+    """The DOJ handbook types its tables of contents with each entry's page run on ("A. PURPOSE1-1", a wrapped
+    entry's "NUMBER3-9"; after such a line "4. ELIGIBILITY FOR CHAPTER 133-4", chapter 13's page 3-4): contents
+    lines, never titles heading the lines after them (round 25: "B. MEETING OF CREDITORS3-7" headed 54
+    paragraphs, 135 such titles in all). The body's own titles still head their sections."""
+    import re
+
+    path = CORPUS / "docx" / "unstructured__handbook-872p.docx"
+    paras = load_docx(path).paragraphs
+    runs_on = re.compile(r"\d{1,3}-\d{1,3}$")
+    assert not [h for p in paras for h in p.heading_path if runs_on.search(h)]
+    entries = {p.text.strip(): p for p in paras[:120]}
+    for text in ("A. PURPOSE1-1", "NUMBER3-9", "4. ELIGIBILITY FOR CHAPTER 133-4", "10. LANGUAGE INTERPRETERS3-13"):
+        assert entries[text].in_toc, text
+    purpose = next(p for p in paras if p.text.startswith("The United States Trustee appoints and supervises standing"))
+    assert purpose.heading_path == ("CHAPTER 1 – INTRODUCTION", "A.\tPURPOSE"), purpose.heading_path
+
+
+def test_a_title_ending_in_a_range_is_still_a_title(tmp_path: Path) -> None:
+    """A typed title ending in a spaced range ("2. ARTICLES 1-3") outside any contents heads what follows; a figure's
+    name run on to a letter in a sentence ("see Figure B2-14 for the layout.") is no contents line."""
+    b = DocxBuilder(para_ids=False)
+    b.para("2. ARTICLES 1-3")
+    b.para("The articles bind every member.")
+    b.para("See the plan in annex B2-14")
+    doc = load_docx(_write(tmp_path, b))
+    by_text = {p.text: p for p in doc.paragraphs}
+    assert by_text["The articles bind every member."].heading_path == ("2. ARTICLES 1-3",)
+    assert not by_text["2. ARTICLES 1-3"].in_toc and not by_text["See the plan in annex B2-14"].in_toc

@@ -19,7 +19,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect
 from . import budget
 from .scan import Page, Scan, para_text
 from .spaces import cjk
-from .wraps import line_goes_on
+from .wraps import line_goes_on, sentence_quote
 
 #: The line the indexed text of a PDF has before each page's text.
 PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
@@ -154,8 +154,9 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
                    if start < hi and start + len(page.lines[li].text) > lo] or para.lines
     # the box is the quote's lines: what the reader is shown is what is read to them
     cited = quoted_lines(page, para.lines, found_lines, request.query)
-    quote = "\n".join(page.lines[li].text for li in cited)
-    box = _union([page.lines[i].box for i in cited])
+    # read as text, on to the end of the sentence its last line leaves open (nc26a: "…不是飘忽不", a "\n" inside)
+    cited, quote, boxes = sentence_quote(page, para.lines, cited)
+    box = _union(boxes)
     confidence = min(page.lines[i].score for i in cited)
     # the box alone: the paragraph's other lines are not quoted, so not marked (nc18a Q16: seven lighter
     # rectangles over neighbouring lines)

@@ -45,6 +45,7 @@ from .blocks import (
 )
 from .lines import reading_box
 from .pdftext import DocumentText
+from .rowparts import own_part
 
 MIN_SHARE = 0.4
 #: False: blocks by words alone, as before (``benchmarks/retrieval.py``'s today variant).
@@ -335,7 +336,12 @@ def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
 def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int], query: str = "") -> list[int]:
     """The block's lines; for a table row the cell under the header the query names (``tableread``),
     else the one cell that holds the answer (the whole row when the answer spans cells or sits in
-    the first cell, the row's name); for a long block the few lines around the answer."""
+    the first cell, the row's name), within its own table when two are printed side by side
+    (``rowparts.own_part``); for a long block the few lines around the answer."""
+    return own_part(doc.pages[b[0]], b[1], _narrowed(doc, b, hit_lines, query), query)
+
+
+def _narrowed(doc: DocumentText, b: tuple[int, int], hit_lines: list[int], query: str = "") -> list[int]:
     page = doc.pages[b[0]]
     lines = page.blocks[b[1]]
     named = tableread.named_cell(page, b[1], query) if query and b[1] in page.row_cells else None

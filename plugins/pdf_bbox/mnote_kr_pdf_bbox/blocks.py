@@ -244,14 +244,42 @@ def written_text(page: PageText, lines: list[int], *, quoted: bool = False) -> s
     """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed); a lone
     surrogate of the text layer (a glyph PDFium maps to half a character) is U+FFFD: the words are
     shown and stored as UTF-8. ``quoted``: as a quote shows it, a line wrapped between two Chinese or
-    Japanese characters joined without the space (nc25c: "查 询"); the places embedded for ranking by
-    meaning keep their text (their vectors are stored by it)."""
+    Japanese characters joined without the space (nc25c: "查 询"), or between a figure set inside Chinese text
+    and the character beside it (``figure_break``: "还是2 / 个）"); the places embedded for ranking by meaning
+    keep their text (their vectors are stored by it)."""
     chars, line_at = _block_chars(page, lines)
     if quoted:
         chars = [ch for i, ch in enumerate(chars)
                  if not (ch == " " and 0 < i < len(chars) - 1 and line_at[i - 1] != line_at[i]
-                         and _HAN_KANA.match(chars[i - 1]) and _HAN_KANA.match(chars[i + 1]))]
+                         and (_HAN_KANA.match(chars[i - 1]) and _HAN_KANA.match(chars[i + 1])
+                              or figure_break("".join(chars[max(0, i - 24):i]), "".join(chars[i + 1:i + 25]))))]
     return _LONE_SURROGATE.sub("\ufffd", " ".join("".join(chars).split()))
+
+
+def _figure_end(text: str, step: int) -> int:
+    """Where the figure at ``text``'s end (``step`` -1) or start (1) ends: past its digits and the marks inside it
+    ("6.66", "1,567", "39．5")."""
+    at = len(text) - 1 if step < 0 else 0
+    while 0 <= at < len(text) and (text[at].isdigit() or text[at] in ".,．" and 0 <= at + step < len(text)
+                                   and text[at + step].isdigit()):
+        at += step
+    return at
+
+
+def figure_break(before: str, after: str) -> bool:
+    """Whether a line break between ``before`` and ``after`` falls between a figure and a Chinese or Japanese
+    character where the writer set the figure inside the text without spaces: the figure's other side touches
+    such a character too ("还是2 / 个）": 是 before the 2; "1994年 / 10月"). A figure spaced on its line ("约 /
+    6.66 亿元"), or standing alone on it (a table's cell "二 / 2.1333"), keeps the break's space."""
+    if not before or not after:
+        return False
+    if before[-1].isdigit() and _HAN_KANA.match(after[0]):
+        at = _figure_end(before, -1)
+        return at >= 0 and _HAN_KANA.match(before[at]) is not None
+    if _HAN_KANA.match(before[-1]) and after[0].isdigit():
+        at = _figure_end(after, 1)
+        return at < len(after) and _HAN_KANA.match(after[at]) is not None
+    return False
 
 
 def place_texts(doc: DocumentText) -> list[str]:

@@ -39,6 +39,7 @@ from .named import at_named_page, choosing_words
 from .outline import section
 from .pdftext import Box, DocumentText, PageText
 from .peers import with_peers
+from .rowparts import own_part
 from .sidecarbox import from_sidecar, rounded
 from .tablerows import row_place
 from .underhead import give_way, lacks_terms
@@ -336,6 +337,7 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
     page = doc.pages[pi]
     touch = counts.get(block)
     lines = [li for li in page.blocks[bi] if WHOLE_BLOCK or touch is None or li in touch.lines] or list(page.blocks[bi])
+    lines = own_part(page, bi, lines, req.query)  # a row beside another table's: its own table's part (nc26a Q14)
     box = rounded(page.geometry.display(_union([page.lines[li] for li in lines])))
     why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else

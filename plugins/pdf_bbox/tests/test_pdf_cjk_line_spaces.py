@@ -31,3 +31,25 @@ def test_pdf_quote_place_joins_a_line_wrapped_between_han_characters() -> None:
     # the places embedded for ranking by meaning are unchanged: the vectors stored by their text still fit
     assert any("系统配置 了重排序步骤" in t for t in place_texts(load_document(PDF)))
     assert PDF.read_bytes() == before
+
+
+#: The text layer of WeKnora p.12 around the answer (PDFium's lines): "…去重后总共还是2" breaks before "个）".
+MERGED = ("最终，系统将这两次搜索的结果进行去重和合并（日志中显示每次都找到2个结果，去重后总共还是2\n"
+          "个），从而得到一个更可靠的知识集合，用于后续的答案生成。\n")
+
+
+def test_pdf_quote_place_joins_a_line_wrapped_between_a_figure_and_han() -> None:
+    """A line wrapped between a figure set inside Chinese text and the Chinese character after it ("还是2 / 个）")
+    is no space either (round 25: "去重后总共还是2 个"); a figure the writer spaces from the Chinese text on its
+    own line keeps the break's space ("约 / 6.66 亿元" stays "约 6.66 亿元")."""
+    from mnote_kr_pdf_bbox.blocks import figure_break
+
+    before = PDF.read_bytes()
+    loc = locate(LocateRequest(file=str(PDF), evidence=MERGED, query="两次搜索去重后总共还剩几个结果？"))
+    assert loc.page == 12 and loc.place_text is not None, loc
+    assert "去重后总共还是2个），从而得到" in loc.place_text, loc.place_text
+    assert figure_break("总共还是2", "个），从而") and figure_break("详见表", "1，共")
+    assert figure_break("1994年", "10月")
+    assert not figure_break("计一期总投资额约", "6.66 亿元；") and not figure_break("动公司 22Q1", "业绩大超预期")
+    assert not figure_break("二", "2.1333") and not figure_break("境内非国有法人", "9.33%")
+    assert PDF.read_bytes() == before
