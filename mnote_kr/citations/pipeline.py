@@ -175,8 +175,7 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
                  by_meaning: ByMeaning | None = None, *, path: str | None = None) -> tuple[str, str | None]:
-    """:func:`_quote_at` with its end settled: never a dangling word that reads as complete (``quoteend``: a PDF
-    box at a column's end, "... a fiber locking collar. This", ends at "collar.")."""
+    """:func:`_quote_at` with its end settled: never a dangling word that reads as complete (``quoteend``)."""
     shown, own = _quote_at(plugins, locator, context, query, by_meaning, path=path)
     return settled_end(shown, query), own
 
@@ -300,16 +299,14 @@ def _settled(plugins: Plugins, c: Citation, query: str, unanchored: Unanchored |
 def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
 ) -> tuple[list[Citation], dict[str, Any], Unanchored]:
-    """Turn provider references into de-duplicated, ranked citations; and the places among them whose
-    sentences hold none of the query's words (``_settled`` quotes them by meaning when shown). A place two
-    chunks reach carries the one holding most of it (``placechunk``): built again with that one first."""
+    """Provider references as de-duplicated, ranked citations; and their places whose sentences hold none of the
+    query's words (``_settled`` quotes them by meaning). A place two chunks reach carries the one holding most of it."""
     return placechunk.holder_first(lambda res, holders: _built(host, res, reg, query, scope, holders), result)
 
 
 def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str],
            holders: placechunk.Holders) -> tuple[list[Citation], dict[str, Any], Unanchored]:
     ctx = host.context()
-    # files holding every word of the query that the provider did not return, cited where a place holds them
     result, by_words = heldwords.with_held_files(host, reg, result, query, scope,
                                              lambda request, st: _locate(host.plugins, request, st, None))
     entries = reg.by_provider_name()
@@ -390,10 +387,9 @@ def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, s
                                                            told), query, rel)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
-        # One citation per place: two chunks or blocks that land on the same paragraph or the
-        # same PDF box are one citation (the first, best-ranked, unless a later one holds more of it:
-        # ``placechunk``). LightRAG's native
-        # DOCX blocks can span a whole section, so distinct places inside one block stay apart.
+        # One citation per place: two chunks or blocks landing on one paragraph or PDF box are one citation (the
+        # best-ranked, unless a later one holds more of it: ``placechunk``). LightRAG's native DOCX blocks can span
+        # a whole section, so distinct places inside one block stay apart.
         same_block = (*dedupe_key(entry.source_id, block_id, None, ""), place) if block_id else None
         same_place = ("place", entry.source_id, place) if place else None
         if same_block in seen or same_place in seen:
