@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,16 @@ DATA = Path(__file__).parent / "data"
 @pytest.fixture
 def plugins() -> Plugins:
     return load_plugins(load_config(None))
+
+
+@pytest.fixture(autouse=True)
+def _forget_recognitions() -> Iterator[None]:
+    """The recorded recognitions put in the process's memo (``scan._memo``, keyed by content) are not left to later
+    tests, which would find the corpus PDF recognised without recognising it (and say nothing)."""
+    from mnote_kr_ocr import scan
+
+    yield
+    scan._memo.clear()
 
 
 def _recorded(tmp_path: Path, name: str, record: str) -> tuple[Path, object]:
