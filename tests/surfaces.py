@@ -10,9 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from mnote_kr_testkit.fakes import FakeProvider
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr.app.host import Host
+from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx, search_report
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import (
@@ -118,3 +121,30 @@ def web_page(server: ApiServer, path: str) -> str:
         response = client.get(path)
         assert response.status_code == 200, response.text
         return response.text
+
+
+class KB:
+    """A workspace of two Markdown files behind a fake provider, driven through ``mnote-kr`` (``main``)."""
+
+    def __init__(self, host: Host, provider: Any, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN401
+        self.host, self.provider, self.ws, self.capsys = host, provider, host.root, capsys
+
+    def run(self, *args: str, code: int = 0) -> tuple[str, str]:
+        """stdout and stderr of ``mnote-kr ARGS``, which must exit ``code`` and leave the sources as they were."""
+        before = digest_tree(self.ws)
+        self.capsys.readouterr()
+        assert main(list(args)) == code
+        assert digest_tree(self.ws) == before, "a command changed a source file"
+        out = self.capsys.readouterr()
+        return out.out, out.err
+
+
+def cli_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        provider: Any) -> KB:  # noqa: ANN401
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host, _ = fake_host(ws, provider)
+    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: host)
+    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
+    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
+    return KB(host, provider, capsys)

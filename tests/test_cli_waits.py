@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
-from mnote_kr_testkit.files import digest_tree, write
+from mnote_kr_testkit.files import write
 
 from mnote_kr import hookimpl
 from mnote_kr.app.host import Host
-from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx, progress_writer
 from mnote_kr.context import ProviderContext
 from mnote_kr.models import EntryUpdate, ProviderActivity, SourceEntry
+from tests.surfaces import KB, cli_kb
 
 
 class Stuck(FakeProvider):
@@ -35,39 +35,14 @@ class Stuck(FakeProvider):
         return []
 
 
-class KB:
-    def __init__(self, host: Host, provider: Any, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN401
-        self.host, self.provider, self.ws, self.capsys = host, provider, host.root, capsys
-
-    def run(self, *args: str, code: int = 0) -> tuple[str, str]:
-        """stdout and stderr of ``mnote-kr ARGS``, which must exit ``code`` and leave the sources as they were."""
-        before = digest_tree(self.ws)
-        self.capsys.readouterr()
-        assert main(list(args)) == code
-        assert digest_tree(self.ws) == before, "a command changed a source file"
-        out = self.capsys.readouterr()
-        return out.out, out.err
-
-
-def _kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        provider: Any) -> KB:  # noqa: ANN401
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    host, _ = fake_host(ws, provider)
-    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: host)
-    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
-    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
-    return KB(host, provider, capsys)
-
-
 @pytest.fixture
 def stuck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
-    yield _kb(tmp_path, monkeypatch, capsys, Stuck())
+    yield cli_kb(tmp_path, monkeypatch, capsys, Stuck())
 
 
 @pytest.fixture
 def prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
-    yield _kb(tmp_path, monkeypatch, capsys, FakeProvider(ingest_status="submitted"))
+    yield cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(ingest_status="submitted"))
 
 
 def _one_error_line(err: str) -> str:
@@ -170,7 +145,7 @@ def test_ingest_wait_follows_a_file_an_earlier_ingest_sent_and_says_how_it_ended
 
 def test_ingest_wait_of_a_file_sent_earlier_that_fails_exits_1_with_its_reason(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
     kb.run("ingest", "kb/a.md")
     out, err = kb.run("ingest", "kb/a.md", "--wait", code=1)
     assert "failed             kb/a.md (LightRAG could not parse it)" in out, out
@@ -189,7 +164,7 @@ def test_sync_exits_1_while_a_file_stays_failed_as_ingest_of_it_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A second ``sync`` exited 0 while broken.pdf was still failed, where ``ingest`` of it exits 1
     every time (it tries the file again): sync's exit now says the index is not whole either."""
-    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
     kb.run("ingest", "kb/a.md", "--wait", code=1)
     out, err = kb.run("sync", code=1)  # nothing new failed in this run; a.md still is
     assert "still failed:           kb/a.md (LightRAG could not parse it)" in out, out
@@ -253,7 +228,7 @@ def test_sync_wait_says_its_progress_on_stderr_as_ingest_wait_does_and_json_stay
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """``sync --wait 300`` was silent until the end, however long LightRAG took, where ``ingest --wait``
     says what it waits for: the same lines now (piped: a plain line each), the report on stdout."""
-    kb = _kb(tmp_path, monkeypatch, capsys, OneAtATime())
+    kb = cli_kb(tmp_path, monkeypatch, capsys, OneAtATime())
     monkeypatch.setattr(Ctx, "host", lambda self, progress=False: _with_progress(kb.host, progress))
     kb.run("ingest", "kb")  # sent, not waited for: both being indexed
     out, err = kb.run("sync", "--no-disk", "--wait", "30")

@@ -15,15 +15,12 @@ from typing import Any
 
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
-from mnote_kr_testkit.files import digest_tree, write
+from mnote_kr_testkit.files import write
 
 from mnote_kr import hookimpl
-from mnote_kr.app.host import Host
 from mnote_kr.app.waitprogress import WaitProgress
 from mnote_kr.citations.render.cards import render_search
 from mnote_kr.citations.render.statustext import render_status
-from mnote_kr.cli.main import main
-from mnote_kr.cli.reports import Ctx
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderError, ProviderLostError
 from mnote_kr.models import (
@@ -34,6 +31,7 @@ from mnote_kr.models import (
     QueryRequest,
     SourceEntry,
 )
+from tests.surfaces import KB, cli_kb
 
 DOWN = "The managed LightRAG engine is not running and no LightRAG URL is configured"
 SENT_AGAIN = "the engine stopped while indexing it; sent again: LightRAG indexes it anew"
@@ -84,39 +82,14 @@ class Interrupted(FakeProvider):
                               interrupted=sorted(self.stopped))
 
 
-class KB:
-    def __init__(self, host: Host, provider: Any, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN401
-        self.host, self.provider, self.ws, self.capsys = host, provider, host.root, capsys
-
-    def run(self, *args: str, code: int = 0) -> tuple[str, str]:
-        """stdout and stderr of ``mnote-kr ARGS``, which must exit ``code`` and leave the sources as they were."""
-        before = digest_tree(self.ws)
-        self.capsys.readouterr()
-        assert main(list(args)) == code
-        assert digest_tree(self.ws) == before, "a command changed a source file"
-        out = self.capsys.readouterr()
-        return out.out, out.err
-
-
-def _kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        provider: Any) -> KB:  # noqa: ANN401
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    host, _ = fake_host(ws, provider)
-    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: host)
-    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
-    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
-    return KB(host, provider, capsys)
-
-
 @pytest.fixture
 def stops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
-    yield _kb(tmp_path, monkeypatch, capsys, StopsMidWait())
+    yield cli_kb(tmp_path, monkeypatch, capsys, StopsMidWait())
 
 
 @pytest.fixture
 def stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
-    yield _kb(tmp_path, monkeypatch, capsys, Interrupted())
+    yield cli_kb(tmp_path, monkeypatch, capsys, Interrupted())
 
 
 def test_an_ingest_that_loses_its_engine_mid_wait_reports_what_it_did_then_one_error_line(stops: KB) -> None:
