@@ -222,7 +222,9 @@ def test_roots_add_says_which_folder_it_added_as_an_absolute_path(tmp_path: Path
 
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
-    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut", "wordsOnly"}
+    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut", "wordsOnly",
+                           "providerError"}
+    assert report["providerError"] is None  # the provider answered throughout: no error to carry
     assert report["remaining"] == 0 and report["nextCall"] is None  # no cap asked for: every file was taken
     assert report["waitTimedOut"] is None  # every file indexed before the wait ended
     assert report["wordsOnly"] is None  # a waiting ingest embeds the places it looked at: none left by words
@@ -436,8 +438,10 @@ def test_delete_sync_prune_json_and_the_source_stays_byte_identical(tmp_path: Pa
         synced = cli.json("sync", "--wait", "2")
         assert set(synced) == {"reconcile", "provider"}
         assert set(synced["provider"]) == {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut",
-                                           "notSent", "movedFollowed"}  # notSent, movedFollowed: added since
+                                           "notSent", "movedFollowed", "inFlightNotes"}  # added since: notSent,
+        # movedFollowed, inFlightNotes (a file still in flight the provider has a new word on: sent again after a stop)
         assert synced["provider"]["failed"] == [] == synced["provider"]["stillFailed"] == synced["provider"]["notSent"]
+        assert synced["provider"]["inFlightNotes"] == []  # nothing was interrupted here
         assert synced["provider"]["waitTimedOut"] is None
         status = cli.json("status")["registry"]
         if status["byStatus"].get("stale") == 1 and not status["waiting"]:
