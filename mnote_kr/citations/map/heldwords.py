@@ -117,7 +117,8 @@ def with_held_files(host: Host, reg: Registry, result: ProviderQueryResult, quer
         entry = reg.entries.get(rel)
         if rel in returned or entry is None:
             continue
-        if not is_citable_tag(entry_tag(entry)) or excluded_reason(rel, reg.roots) \
+        # indexed by LightRAG (a file still in flight or interrupted is named by the not-indexed path instead)
+        if entry.status != "processed" or not is_citable_tag(entry_tag(entry)) or excluded_reason(rel, reg.roots) \
                 or (content_hash and entry.source_hash and content_hash != entry.source_hash) \
                 or not entry.light_rag_file_path or live.get(entry.light_rag_file_path) is None:
             continue  # not citable now, or its words are of another version of it
