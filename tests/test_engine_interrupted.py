@@ -195,3 +195,13 @@ def test_sync_sends_it_again_and_says_so(stopped: KB) -> None:
     result = json.loads(stopped.run("sync", "--no-disk", "--json")[0])
     assert result["provider"]["inFlightNotes"] == []  # said once, when it was sent again
     assert render_status(stopped.host.status()).count("Interrupted:") == 0  # sent: LightRAG indexes it now
+
+
+def test_an_unchanged_ingest_lists_a_file_sent_again_not_one_that_simply_finished(stopped: KB) -> None:
+    """A capped ingest's next call lists what it sends (and a file sent again), not every earlier file that finished
+    meanwhile: the bare-clone CI of 5f2d90e saw a third capped call list six files, three only 'processed'."""
+    stopped.run("ingest", "kb")  # both submitted; kb/a.md finishes, kb/b.md was stopped in the middle
+    report = stopped.host.ingest(["kb"])
+    assert {i.source_path: i.status for i in report.items} == {"kb/a.md": "already_registered",
+                                                               "kb/b.md": "processing"}
+    assert stopped.host.registry().entries["kb/a.md"].status == "processed"  # what the look learned is kept

@@ -318,7 +318,9 @@ class HostIngest(HostPlaces):
     def _look_at(self, in_flight: list[SourceEntry], report: IngestReport) -> None:
         """One look (no wait) at files an earlier ingest sent, reported unchanged: the provider records how they
         stand and sends again the ones its engine stopped in the middle of. A file it said something new of is
-        reported as it stands now; the provider not answering changes nothing (they were not sent now)."""
+        reported as it stands now; the provider not answering changes nothing (they were not sent now). One that
+        simply finished stays reported unchanged: a capped ingest's next call lists what it sends, not what an
+        earlier call's files became (tests/test_scale_integration.py)."""
         try:
             updates = list(self.plugins.sync(self.context(), in_flight, 0.0) or [])
         except ProviderError:
@@ -326,6 +328,7 @@ class HostIngest(HostPlaces):
         self.apply_updates(updates)
         before = {e.source_root_relative_path: e for e in in_flight}
         told = {u.source_root_relative_path for u in updates if (b := before.get(u.source_root_relative_path))
+                and (u.status == "failed" or u.last_error)
                 and (u.status != b.status or (u.last_error or None) != (b.last_error or None))}
         if told:
             reg = self.registry()
