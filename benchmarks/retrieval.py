@@ -31,7 +31,9 @@ For each embedder (baseline ``e5hybrid``, the former default; measured: the defa
 a fresh real managed engine is started under a temp dir, the files of every set are ingested
 (timed: the ingest ratio is the last / the first, both cold), and every question goes through
 ``Host.search``. The same index is then searched again under other settings, each reported as
-``<embedder>-<name>``: ``ranked`` (rank_passages on, with ``--ranked``) and each
+``<embedder>-<name>``, question by question (each question searched by every pass before the next, the
+passes' order turned by one each question, so a load drifting over the run weighs alike on all):
+``ranked`` (rank_passages on, with ``--ranked``) and each
 ``--variant NAME:KEY=VALUE[,...]`` (workspace config overrides: today's default beside a new one,
 in the same run, when the new one is a setting; a ``py:MODULE.NAME`` key sets a module constant
 for that variant's searches instead, e.g. ``today:py:mnote_kr_pdf_bbox.answer.BY_MEANING=false``,
@@ -200,42 +202,60 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         report = host.ingest(["docs"], wait=True, wait_s=900)
         statuses = finish_ingest(host, [i.status for i in report.items])
         ingest_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ms: dict[str, list[float]] = {}
-        both = {label["id"]: search_all(host, label["q"], ms) for label in labels}
-        search_s = time.perf_counter() - t0
-        run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
-               "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
-               "all": {k: v[1] for k, v in both.items()}, "ms": ms}
         todo = dict(variants or {})
         if ranked and name != "hashing":
             # The same engine and index with each found file's best chunk first turned on (off
             # by default): the before/after of mnote_kr_lightrag.client.passages, with no second ingest.
             todo = {"ranked": {"providers.lightrag.rank_passages": True}, **todo}
-        for suffix, overrides in todo.items():
-            config = load_config(ws)
-            code = {k.removeprefix("py:"): v for k, v in overrides.items() if k.startswith("py:")}
-            for key, value in overrides.items():
-                if key.startswith("py:"):
-                    continue
-                *path, leaf = key.split(".")
-                node = config
-                for part in path:
-                    node = node.setdefault(part, {})
-                node[leaf] = value
-            varied = Host(ws, config=config)
-            t0 = time.perf_counter()
-            ms = {}
-            with code_overrides(code):
-                both = {label["id"]: search_all(varied, label["q"], ms) for label in labels}
-            run[f"search_{suffix}_s"] = time.perf_counter() - t0
-            run[f"ms_{suffix}"] = ms
-            run[f"results_{suffix}"] = {k: v[0] for k, v in both.items()}
-            run[f"all_{suffix}"] = {k: v[1] for k, v in both.items()}
+        passes = [("", host, {})] + [(suffix, *_varied(ws, overrides, load_config))
+                                     for suffix, overrides in todo.items()]
+        # One search before any timed one (the models loaded, the engine's first answer), then the
+        # passes question by question, their order turning each question: a load that drifts over the
+        # run weighs alike on every pass, and each pass searches first a question in n.
+        host.search("warm-up before the timed searches", top_k=top_k)
+        ms_of: dict[str, dict[str, list[float]]] = {suffix: {} for suffix, _, _ in passes}
+        both_of: dict[str, dict[str, Any]] = {suffix: {} for suffix, _, _ in passes}
+        for i, label in enumerate(labels):
+            for suffix, h, code in turned(passes, i):
+                with code_overrides(code):
+                    both_of[suffix][label["id"]] = search_all(h, label["q"], ms_of[suffix])
+        both = both_of[""]
+        search_s = sum(w for w, _ in ms_of[""].values()) / 1000
+        run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
+               "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
+               "all": {k: v[1] for k, v in both.items()}, "ms": ms_of[""], "interleaved": True}
+        for suffix, _, _ in passes[1:]:
+            run[f"search_{suffix}_s"] = sum(w for w, _ in ms_of[suffix].values()) / 1000
+            run[f"ms_{suffix}"] = ms_of[suffix]
+            run[f"results_{suffix}"] = {k: v[0] for k, v in both_of[suffix].items()}
+            run[f"all_{suffix}"] = {k: v[1] for k, v in both_of[suffix].items()}
         return run
     finally:
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def turned(passes: list[Any], i: int) -> list[Any]:
+    """The passes in the order question ``i`` searches them: turned by one each question."""
+    k = i % len(passes)
+    return passes[k:] + passes[:k]
+
+
+def _varied(ws: Path, overrides: dict[str, Any], load_config: Any) -> tuple[Any, dict[str, Any]]:  # noqa: ANN401
+    """A host of the workspace under a variant's config overrides, and its module constants (``py:``)."""
+    from mnote_kr.app.host import Host
+
+    config = load_config(ws)
+    code = {k.removeprefix("py:"): v for k, v in overrides.items() if k.startswith("py:")}
+    for key, value in overrides.items():
+        if key.startswith("py:"):
+            continue
+        *path, leaf = key.split(".")
+        node = config
+        for part in path:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return Host(ws, config=config), code
 
 
 def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:

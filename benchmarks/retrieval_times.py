@@ -10,8 +10,9 @@ from typing import Any
 def print_times(runs: dict[str, dict[str, Any]]) -> None:
     """Per question, each run's search time in a process that has searched before (model loaded,
     each question new to it): p50 and p95 of the host's side (the whole search minus LightRAG's
-    answer, which the runs after the first may get from LightRAG's cache) and of the whole search,
-    and the p95 difference against the first run (the baseline, searched first)."""
+    answer, which a pass after a question's first may get from LightRAG's cache) and of the whole
+    search, and the p95 difference against the first run (the default). Runs made question by
+    question (``interleaved``) share the machine's load; older dumps searched pass after pass."""
     timed = {n: r["ms"] for n, r in runs.items() if r.get("ms")}
     if not timed:
         return
@@ -23,8 +24,9 @@ def print_times(runs: dict[str, dict[str, Any]]) -> None:
 
     host = {n: [w - p for w, p in ms.values()] for n, ms in timed.items()}
     wall = {n: [w for w, _ in ms.values()] for n, ms in timed.items()}
-    print(f"\nsearch time per question, ms (host side = the search minus LightRAG's answer; "
-          f"{base} searched first, from a cold start):")
+    order = ("passes question by question, their order turned each question" if runs[base].get("interleaved")
+             else f"{base} searched first, from a cold start; each pass after the one before")
+    print(f"\nsearch time per question, ms (host side = the search minus LightRAG's answer; {order}):")
     for n in timed:
         print(f"  [{n}] {len(host[n])} searches: host side p50 {pct(host[n], 50):.0f} p95 {pct(host[n], 95):.0f}; "
               f"whole search p50 {pct(wall[n], 50):.0f} p95 {pct(wall[n], 95):.0f}"

@@ -41,3 +41,14 @@ def test_a_finished_ingest_is_not_synced_again() -> None:
     host = _Host(["processed", "failed"])
     assert retrieval.finish_ingest(host, ["processed", "failed"]) == ["processed", "failed"]
     assert host.syncs == 0
+
+
+def test_the_passes_search_question_by_question_each_first_in_turn() -> None:
+    """Round 26's variants searched pass after pass while the load rose from 7 to 14: later passes read slower
+    whatever they did. Each question is now searched by every pass, the order turned by one each question."""
+    passes = ["default", "a", "b"]
+    orders = [retrieval.turned(passes, i) for i in range(6)]
+    assert all(sorted(o) == sorted(passes) for o in orders)
+    firsts = [o[0] for o in orders]
+    assert {p: firsts.count(p) for p in passes} == {"default": 2, "a": 2, "b": 2}
+    assert orders[0] == passes and orders[1] == ["a", "b", "default"]
