@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import TypeVar
 
 from mnote_kr.citations.text.queryterms import Term, content_terms, stem
@@ -197,16 +198,7 @@ def _asked_across(query: str, header: Sequence[str], rows: Sequence[Sequence[str
     rest = [w for w in words if w not in head]
     if not rest:
         return None
-    scored: list[tuple[int, int, int]] = []
-    for r, row in enumerate(rows):
-        cells = [(i, said_words(query, text, rest)) for i, text in enumerate(row) if text.strip()]
-        found = [min(i for i, said in cells if w in said) for w in rest if any(w in said for _, said in cells)]
-        if found:
-            scored.append((len(found), r, min(found)))
-    scored.sort(key=lambda s: -s[0])
-    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
-        return None
-    return scored[0][1], scored[0][2]
+    return _row_saying_most(rows, rest, lambda text: said_words(query, text, rest).__contains__)
 
 
 def _asked_as_written(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[int, int] | None:
@@ -222,10 +214,17 @@ def _asked_as_written(query: str, header: Sequence[str], rows: Sequence[Sequence
         return filled[0], named[0] if named else next(i for i, text in enumerate(row) if text.strip())
     if not rest:
         return None
+    return _row_saying_most(rows, rest, lambda text: partial(_holds, *_words(text)))
+
+
+def _row_saying_most(rows: Sequence[Sequence[str]], terms: Sequence[str],
+                     reader: Callable[[str], Callable[[str], bool]]) -> tuple[int, int] | None:
+    """``(row, cell)``: the row whose cells say most of ``terms`` (``reader(cell text)`` tells which a cell says),
+    and the first cell saying one; None when no row says any, or two rows say as many."""
     scored: list[tuple[int, int, int]] = []
     for r, row in enumerate(rows):
-        cells = [(i, _words(text)) for i, text in enumerate(row) if text.strip()]
-        held = [next((i for i, w in cells if _holds(*w, t)), None) for t in rest]
+        cells = [(i, reader(text)) for i, text in enumerate(row) if text.strip()]
+        held = [next((i for i, says in cells if says(t)), None) for t in terms]
         found = [i for i in held if i is not None]
         if found:
             scored.append((len(found), r, min(found)))
