@@ -265,7 +265,9 @@ def tool_delete(host: Host, args: DeleteInput) -> DeleteResult:
 
 def tool_prune(host: Host, args: PruneInput) -> PruneResult:
     """The prune tool (``--allow-writes``): ``Host.prune``."""
-    return PruneResult(removed=host.prune())
+    report = host.prune_report(keep_failed=args.keep_failed)
+    return PruneResult(removed=report["removed"], by_kind=report["byKind"], kept_failed=report["keptFailed"],
+                       deletes_waiting=report["deletesWaiting"])
 
 
 SPECS: dict[str, ToolSpec] = {s.name: s for s in (
@@ -293,7 +295,9 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in (
              "Remove files or folders from the knowledge base's index. The files themselves are never touched.",
              DeleteInput, DeleteResult, tool_delete, read_only=False),
     ToolSpec(PRUNE, "Prune the registry",
-             "Drop deleted, stale and failed records from the registry (never a delete still in flight).",
+             "Drop deleted, stale and failed records from the registry (never a delete still in flight), said by "
+             "kind. A failed file still in a folder of the knowledge base is then new again, and the next sync "
+             "sends it again (and it fails again unless fixed); keepFailed keeps the failed records.",
              PruneInput, PruneResult, tool_prune, read_only=False),
 )}
 

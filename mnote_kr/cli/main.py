@@ -296,20 +296,19 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--keep-failed", is_flag=True, help="Keep the records of files that failed to index (sync does not "
+                                                 "send an unchanged one again; without it, sync sends them again).")
 @json_option
 @pass_ctx
-def prune(obj: Ctx, as_json: bool) -> None:
-    """Drop deleted, stale and failed registry records (never pending deletes)."""
-    host = obj.host()
-    removed = host.prune()
+def prune(obj: Ctx, keep_failed: bool, as_json: bool) -> None:
+    """Drop deleted, stale and failed registry records (never pending deletes), and say which of each kind."""
+    report = obj.host().prune_report(keep_failed=keep_failed)
     if as_json:
-        emit_json({"removed": removed})
+        emit_json(report)
         return
-    click.echo(f"Pruned {len(removed)} record(s)")
-    waiting = host.deletes_waiting()
-    if waiting:
-        click.echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
-                   "('mnote-kr sync' asks it; prune again after)")
+    from mnote_kr.citations.render.synctext import render_prune
+
+    click.echo(render_prune(report))
 
 
 # ---------------------------------------------------------------------------- query side
