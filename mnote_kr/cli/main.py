@@ -275,7 +275,8 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) -> None:
     """Reconcile the registry with the disk, retry queued work, follow submitted work.
 
-    Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
+    Exit 1 when a file failed in this run or when --wait ended first; a file failed in an earlier run and
+    unchanged since is named "still failing" and not sent again (exit 0 for it)."""
     from mnote_kr.cli.work import sync_run
 
     sync_run(obj, wait_s=wait_s, no_disk=no_disk, reread=reread, as_json=as_json)
