@@ -130,6 +130,10 @@ def test_status_citable_now_leaves_out_files_changed_or_missing_on_disk(kb: KB) 
     status = json.loads(kb.run("status", "--json")[0])
     assert status["registry"]["citableNow"] == 4
     assert status["changedSinceIndexed"]["count"] == 1 and status["missingSinceIndexed"]["count"] == 1
+    from mnote_kr.agents.contracts import StatusInput
+    from mnote_kr.agents.tools import tool_status
+
+    assert tool_status(kb.host, StatusInput()).registry.citable_now == 4  # the agent's status says the same
 
 
 def test_status_says_nothing_is_citable_while_the_provider_is_down(kb: KB) -> None:

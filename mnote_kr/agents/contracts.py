@@ -225,6 +225,9 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     #: The files ``by_status`` counts as failed one by one (the first 50), each with why: the agent can name
     #: the broken file to the user as ``mnote-kr status`` does.
     failed_files: list[AgentFailed] = []
+    #: ``status --json``'s ``registry.citableNow``: the files a search cites now (none while the provider is
+    #: down; the indexed files changed or gone on disk since are left out until a sync follows them).
+    citable_now: int = 0
 
 
 class AgentFiles(Out, kw_only=True, frozen=True):

@@ -146,7 +146,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
                                moved_followed=reg.get("movedFollowed", 0), waiting=len(reg["waiting"]),
                                fallbacks=len(reg.get("fallbacks") or []),
                                waiting_files=_waiting_files(reg["waiting"], prov),
-                               failed_files=_failed_files(reg.get("failed") or [])),
+                               failed_files=_failed_files(reg.get("failed") or []),
+                               citable_now=int(reg.get("citableNow") or 0)),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
