@@ -160,24 +160,27 @@ def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stu
     assert "2 file(s) still being indexed" in _one_error_line(err)
 
 
-def test_sync_exits_1_while_a_file_stays_failed_as_ingest_of_it_does(
+def test_sync_names_a_file_still_failing_since_an_earlier_run_and_exits_0_for_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    """A second ``sync`` exited 0 while broken.pdf was still failed, where ``ingest`` of it exits 1
-    every time (it tries the file again): sync's exit now says the index is not whole either."""
+    """A second ``sync`` exited 0 while broken.pdf was still failed and said nothing; then it exited 1 on
+    every run while the file sat unchanged in a root, so a shell polling sync could not tell "all is well" from
+    a new failure (nc26c). Now it names the file as still failing, unchanged since, not sent again, and exits 0:
+    only a new failure exits 1 (tests/test_shell_counts.py)."""
     kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
     kb.run("ingest", "kb/a.md", "--wait", code=1)
-    out, err = kb.run("sync", code=1)  # nothing new failed in this run; a.md still is
-    assert "still failed:           kb/a.md (LightRAG could not parse it)" in out, out
-    line = _one_error_line(err)
-    assert "1 file(s) still failed to index since an earlier run: kb/a.md: LightRAG could not parse it" in line
-    assert "'mnote-kr ingest kb/a.md'" in line, line  # what tries an unchanged file again
-    result = json.loads(kb.run("sync", "--json", code=1)[0])
+    out, err = kb.run("sync")  # nothing new failed in this run; a.md still is
+    assert err == ""
+    assert "still failing:          kb/a.md (LightRAG could not parse it; unchanged since " in out, out
+    assert "'mnote-kr ingest kb/a.md' retries it" in out, out  # what tries an unchanged file again
+    result = json.loads(kb.run("sync", "--json")[0])
     assert result["provider"]["failed"] == []  # this run's failures, as before
-    assert result["provider"]["stillFailed"] == [{"path": "kb/a.md", "reason": "LightRAG could not parse it"}]
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert result["provider"]["stillFailed"] == [{"path": "kb/a.md", "reason": "LightRAG could not parse it",
+                                                  "unchangedSinceMs": entry.mtime_ns // 1_000_000}]
 
     (kb.ws / "kb" / "a.md").unlink()  # gone: its record is stale, nothing failed remains
     out, err = kb.run("sync")
-    assert err == "" and "still failed" not in out
+    assert err == "" and "still failing" not in out
 
 
 def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() -> None:

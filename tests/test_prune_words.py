@@ -26,5 +26,6 @@ def test_prune_says_why_a_deleted_record_stays(tmp_path: Path) -> None:
     words = cli.ok("prune")
     assert words.splitlines()[0] == "Pruned 0 record(s)"
     assert "Kept 1 deleted record(s): LightRAG has not confirmed the delete yet" in words and "mnote-kr sync" in words
-    assert cli.ok("prune", "--json") == {"removed": []}  # the JSON contract is unchanged
+    pruned = cli.ok("prune", "--json")
+    assert pruned["removed"] == [] and pruned["deletesWaiting"] == 1  # "removed" as before; the rest added
     assert note.exists() and sha(note) == digest

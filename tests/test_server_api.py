@@ -151,8 +151,10 @@ def test_server_ingest_search_open_ask_delete_prune(served):
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
 
     r = client.post(f"{API}/prune-registry")
-    assert r.status_code == 200 and r.json() == {"removed": ["docs/fox.md"]}
-    assert client.post(f"{API}/prune-registry", json={}).json() == {"removed": []}
+    assert r.status_code == 200 and r.json()["removed"] == ["docs/fox.md"]
+    assert r.json()["byKind"]["stale"] == ["docs/fox.md"]  # said by kind (deleted: its record is stale)
+    again = client.post(f"{API}/prune-registry", json={}).json()
+    assert again["removed"] == [] and not any(again["byKind"].values())
     assert set(server.host.registry().entries) == {"docs/sub/corpus.md"}
     assert provider.calls.count("ingest") == 1 and "delete" in provider.calls
 

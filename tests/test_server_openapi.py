@@ -165,7 +165,8 @@ def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
     assert all(f"`{key}`" in row or f'"{key}"' in row for key in keys), row
     # a sync with failures and an ended wait goes over the wire as Host.sync answered it, nothing dropped
     full = {"before": {"submitted": 2}, "after": {"failed": 2}, "followed": 2,
-            "failed": [{"path": "kb/a.md", "reason": "no text"}], "stillFailed": [{"path": "kb/b.pdf", "reason": "x"}],
+            "failed": [{"path": "kb/a.md", "reason": "no text"}], "stillFailed": [{"path": "kb/b.pdf", "reason": "x",
+                                                                    "unchangedSinceMs": 1765000000000}],
             "waitTimedOut": {"seconds": 0.5, "stillWaiting": ["kb/c.md"]},
             "notSent": [{"path": "kb/d.md", "reason": "LightRAG is busy: Pipeline is currently busy"}],
             "movedFollowed": 1, "inFlightNotes": [{"path": "kb/e.docx", "note": "the engine stopped while indexing it; "

@@ -79,7 +79,11 @@ class DeleteInput(ToolInput, kw_only=True, frozen=True):
 
 
 class PruneInput(ToolInput, kw_only=True, frozen=True):
-    """mnote_knowledge_rag_prune (only with --allow-writes) takes no arguments."""
+    """mnote_knowledge_rag_prune (only with --allow-writes): drop the records no file is cited by."""
+
+    keep_failed: Annotated[bool, msgspec.Meta(
+        description="Keep the records of files that failed to index; without it they go, and the next sync "
+                    "sends those files again.")] = False
 
 
 # ----------------------------------------------------------------------------- outputs
@@ -221,6 +225,9 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     #: The files ``by_status`` counts as failed one by one (the first 50), each with why: the agent can name
     #: the broken file to the user as ``mnote-kr status`` does.
     failed_files: list[AgentFailed] = []
+    #: ``status --json``'s ``registry.citableNow``: the files a search cites now (none while the provider is
+    #: down; the indexed files changed or gone on disk since are left out until a sync follows them).
+    citable_now: int = 0
 
 
 class AgentFiles(Out, kw_only=True, frozen=True):
@@ -311,9 +318,13 @@ class DeleteResult(Out, kw_only=True, frozen=True):
 
 
 class PruneResult(Out, kw_only=True, frozen=True):
-    """mnote_knowledge_rag_prune: the registry records removed."""
+    """mnote_knowledge_rag_prune: the registry records removed, the same by kind (``moved``, ``stale``,
+    ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records kept and the deletes not confirmed."""
 
     removed: list[str]
+    by_kind: dict[str, list[str]] = {}
+    kept_failed: list[str] = []
+    deletes_waiting: int = 0
 
 
 # ----------------------------------------------------------------------------- conversions

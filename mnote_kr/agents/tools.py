@@ -146,7 +146,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
                                moved_followed=reg.get("movedFollowed", 0), waiting=len(reg["waiting"]),
                                fallbacks=len(reg.get("fallbacks") or []),
                                waiting_files=_waiting_files(reg["waiting"], prov),
-                               failed_files=_failed_files(reg.get("failed") or [])),
+                               failed_files=_failed_files(reg.get("failed") or []),
+                               citable_now=int(reg.get("citableNow") or 0)),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
@@ -265,7 +266,9 @@ def tool_delete(host: Host, args: DeleteInput) -> DeleteResult:
 
 def tool_prune(host: Host, args: PruneInput) -> PruneResult:
     """The prune tool (``--allow-writes``): ``Host.prune``."""
-    return PruneResult(removed=host.prune())
+    report = host.prune_report(keep_failed=args.keep_failed)
+    return PruneResult(removed=report["removed"], by_kind=report["byKind"], kept_failed=report["keptFailed"],
+                       deletes_waiting=report["deletesWaiting"])
 
 
 SPECS: dict[str, ToolSpec] = {s.name: s for s in (
@@ -293,7 +296,9 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in (
              "Remove files or folders from the knowledge base's index. The files themselves are never touched.",
              DeleteInput, DeleteResult, tool_delete, read_only=False),
     ToolSpec(PRUNE, "Prune the registry",
-             "Drop deleted, stale and failed records from the registry (never a delete still in flight).",
+             "Drop deleted, stale and failed records from the registry (never a delete still in flight), said by "
+             "kind. A failed file still in a folder of the knowledge base is then new again, and the next sync "
+             "sends it again (and it fails again unless fixed); keepFailed keeps the failed records.",
              PruneInput, PruneResult, tool_prune, read_only=False),
 )}
 

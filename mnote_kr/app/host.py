@@ -260,14 +260,29 @@ class Host(HostIngest, HostStatus):
                  if (now := after.entries.get(w.source_root_relative_path)) is not None
                  and now.status in ("submitted", "processing") and not now.stale and now.last_error
                  and now.last_error != w.last_error]
-        # Failed before this sync and still failed (sync does not send an unchanged file again).
+        # Failed before this sync and still failed (sync does not send an unchanged file again), each with the
+        # time of the version that failed when the file on disk is still that version (``unchangedSinceMs``).
         seen = {f["path"] for f in failed}
-        still_failed = [{"path": rel, "reason": note.last_error or "indexing failed"}
+        still_failed = [{"path": rel, "reason": note.last_error or "indexing failed",
+                         "unchangedSinceMs": self._unchanged_since_ms(after.entries.get(rel))}
                         for rel, note in after.notes(failed_tag) if rel not in seen]
         # Of the stale records after, the old paths of moves followed: counted apart, as 'status' counts them.
         return {"before": before, "after": after.counts(), "movedFollowed": stale_notes(after, 0)[1],
                 "followed": len(waiting), "inFlightNotes": noted, "failed": failed, "stillFailed": still_failed,
                 "waitTimedOut": timed_out}
+
+    def _unchanged_since_ms(self, entry: SourceEntry | None) -> int | None:
+        """The modification time (ms) of the version ``entry`` recorded when the file on disk is still that
+        version (its size and time), else None: a failed file sync will not send again until it changes."""
+        if entry is None or not entry.mtime_ns:
+            return None
+        try:
+            st = (self.root / entry.source_root_relative_path).stat()
+        except (OSError, ValueError):
+            return None
+        if st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:
+            return None
+        return entry.mtime_ns // 1_000_000
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that
@@ -361,22 +376,43 @@ class Host(HostIngest, HostStatus):
                 self.progress(f"index delete queued: {exc.message}")
         return marked
 
-    def prune(self) -> list[str]:
-        """Drop deleted, stale and failed records; never ``delete_submitted`` ones. Where a dropped record
-        says its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
+    def prune(self, *, keep_failed: bool = False) -> list[str]:
+        """Drop deleted, stale and failed records (``keep_failed``: not the failed ones); never
+        ``delete_submitted`` ones. The paths dropped (:meth:`prune_report` says of which kind)."""
+        return self.prune_report(keep_failed=keep_failed)["removed"]
+
+    def prune_report(self, *, keep_failed: bool = False) -> dict[str, Any]:
+        """:meth:`prune`, and what it dropped by kind: ``removed`` (every path), ``byKind`` (``moved``: old paths
+        of moves followed, their files cited under the new path; ``stale``: files deleted, moved away or changed;
+        ``failed``: files that failed to index, whose files, still in a root, the next sync sends again;
+        ``deleted``, ``duplicate``, ``refused``), ``keptFailed`` (the failed records ``keep_failed`` kept) and
+        ``deletesWaiting`` (records kept until the provider confirms their delete). Where a dropped record says
+        its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
+        kinds: dict[str, list[str]] = {k: [] for k in ("moved", "stale", "failed", "deleted", "duplicate", "refused")}
         removed: list[str] = []
+        kept: list[str] = []
         moved: dict[str, str] = {}
         with self.store.transaction() as reg:
             for key, entry in list(reg.entries.items()):
                 if entry.status == "delete_submitted" or entry.pending_action == "delete":
                     continue
-                if entry.status in PRUNABLE or entry.stale:
-                    if entry.stale and (new := pruned_moves.moved_to(entry.stale_reason)):
-                        moved[key] = new
-                    del reg.entries[key]
-                    removed.append(key)
+                if not (entry.status in PRUNABLE or entry.stale):
+                    continue
+                if entry.stale and (new := pruned_moves.moved_to(entry.stale_reason)):
+                    moved[key] = new
+                    kind = "moved"
+                elif entry.stale or entry.status == "stale":
+                    kind = "stale"
+                else:
+                    kind = {"delete_completed": "deleted"}.get(entry.status, entry.status)
+                if kind == "failed" and keep_failed:
+                    kept.append(key)
+                    continue
+                del reg.entries[key]
+                removed.append(key)
+                kinds.setdefault(kind, []).append(key)
             pruned_moves.keep(self.store.index_dir, moved)  # before the registry is saved without them
-        return removed
+        return {"removed": removed, "byKind": kinds, "keptFailed": kept, "deletesWaiting": self.deletes_waiting()}
 
     def _forget_words(self, rels: Iterable[str]) -> None:
         """Files no longer cited leave the library's word counts (``libwords``: the weak rule's IDF)."""

@@ -102,7 +102,8 @@ class HostStatus:
         disk: dict[str, Stat] = {}  # the walk's stat of each file: also what the indexed files are compared with
         new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths), disk)
         stale_shown, moved_followed = stale_notes(reg, STALE_SHOWN)
-        on_disk = since_indexed(self.root, reg, disk, new=new)
+        gone: set[str] = set()  # indexed files changed or gone on disk: not cited until a sync follows them
+        on_disk = since_indexed(self.root, reg, disk, new=new, gone=gone)
         if on_disk["movedSinceIndexed"]["count"]:  # a rename: sync follows it; not new, not missing
             moved_to = {m["to"] for m in on_disk["movedSinceIndexed"]["moves"]}
             new = [rel for rel in new if rel not in moved_to]
@@ -160,6 +161,7 @@ class HostStatus:
         out["registry"]["indexedUnrecorded"] = {"count": len(unrecorded), "paths": unrecorded[:50]}
         stopped = _sent(reg, out["provider"].get("interrupted"))
         out["registry"]["interrupted"] = {"count": len(stopped), "paths": stopped[:50], "fix": "mnote-kr sync"}
+        out["registry"].update(_citable_now(reg, out["provider"], unrecorded, gone))
         out["meaning"] = _meaning_status(self, reg, frozenset(unrecorded))
         out["registry"]["behind"] = _behind(reg, out["provider"])
         if out["registry"]["behind"] and not _caught_up and _catch_up(self, reg):
@@ -187,6 +189,19 @@ class HostStatus:
             if len(files) < shown:
                 files.append(msgspec.to_builtins(lb))
         return {"count": count, "files": files, "newCount": fresh}
+
+
+def _citable_now(reg: Registry, provider: Mapping[str, Any], unrecorded: list[str], gone: set[str]) -> dict[str, int]:
+    """``citableNow``: the files a search would cite now, counted as ``Places:`` says them (nc26c read "9 file(s)
+    citable now" with one file changed and one missing, and "10" with the engine down): the indexed files, and the
+    sent ones the provider has indexed (``unrecorded``), less those this status's own walk found changed or gone
+    on disk (``citableChangedOnDisk``: a search drops them until a sync follows them); none while the provider
+    is down (a provider not started yet is started by a search)."""
+    sent = set(unrecorded)
+    changed = sum(1 for rel in gone if rel in sent  # only these entries are decoded
+                  or ((e := reg.entries.get(rel)) is not None and e.status == "processed" and not e.stale))
+    count = int(reg.counts().get("processed") or 0) + len(unrecorded) - changed
+    return {"citableNow": 0 if provider.get("reachable") is False else max(0, count), "citableChangedOnDisk": changed}
 
 
 def _indexed_unrecorded(reg: Registry, provider: Mapping[str, Any]) -> list[str]:

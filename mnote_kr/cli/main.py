@@ -275,7 +275,8 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) -> None:
     """Reconcile the registry with the disk, retry queued work, follow submitted work.
 
-    Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
+    Exit 1 when a file failed in this run or when --wait ended first; a file failed in an earlier run and
+    unchanged since is named "still failing" and not sent again (exit 0 for it)."""
     from mnote_kr.cli.work import sync_run
 
     sync_run(obj, wait_s=wait_s, no_disk=no_disk, reread=reread, as_json=as_json)
@@ -296,20 +297,19 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 
 
 @cli.command()
+@click.option("--keep-failed", is_flag=True, help="Keep the records of files that failed to index (sync does not "
+                                                 "send an unchanged one again; without it, sync sends them again).")
 @json_option
 @pass_ctx
-def prune(obj: Ctx, as_json: bool) -> None:
-    """Drop deleted, stale and failed registry records (never pending deletes)."""
-    host = obj.host()
-    removed = host.prune()
+def prune(obj: Ctx, keep_failed: bool, as_json: bool) -> None:
+    """Drop deleted, stale and failed registry records (never pending deletes), and say which of each kind."""
+    report = obj.host().prune_report(keep_failed=keep_failed)
     if as_json:
-        emit_json({"removed": removed})
+        emit_json(report)
         return
-    click.echo(f"Pruned {len(removed)} record(s)")
-    waiting = host.deletes_waiting()
-    if waiting:
-        click.echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
-                   "('mnote-kr sync' asks it; prune again after)")
+    from mnote_kr.citations.render.synctext import render_prune
+
+    click.echo(render_prune(report))
 
 
 # ---------------------------------------------------------------------------- query side

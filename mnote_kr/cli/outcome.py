@@ -1,11 +1,11 @@
 """How ``ingest`` and ``sync`` end once their report is out: exit 0, or one ``Error:`` line and exit 1.
 
-Not everything made it when a file failed to index (for ``sync``: also one still failed since an
-earlier run, as ``ingest`` of it fails each time), or when a ``--wait`` ended with files still
-being indexed, nothing having moved for its seconds (the provider goes on with them; ``sync --wait``
-follows them): both commands then
-exit 1 with one line naming the first file, and a report a script can read (``--json``:
-``failed`` items, ``stillFailed``, ``waitTimedOut``). No click here.
+Not everything made it when a file failed to index in this run (for ``sync``, a file failed in an earlier
+run and unchanged since is not sent again and is no new failure: its report names it, ``stillFailed``, and
+it exits 0 for it), or when a ``--wait`` ended with files still being indexed, nothing having moved for its
+seconds (the provider goes on with them; ``sync --wait`` follows them): both commands then exit 1 with one
+line naming the first file, and a report a script can read (``--json``: ``failed`` items, ``stillFailed``,
+``waitTimedOut``). No click here.
 """
 
 from __future__ import annotations
@@ -21,13 +21,20 @@ FOLLOW_S = 300
 
 Failed = list[tuple[str, str | None]]
 
+#: Report lines of files this call did not try to index (left out by a root's rules, passed over for their
+#: type, unchanged, followed as a move, over a reader's budget): not counted in "N of M file(s) failed", whose
+#: M is the files the wait's last line counts too (nc26c read "indexed 9 of 11" and then "2 of 12": the 12
+#: counted an excluded file).
+NOT_TRIED = frozenset({"excluded", "skipped", "already_registered", "moved", "refused"})
+
 
 def ingest_outcome(report: IngestReport) -> MnoteKrError | None:
     """The error ``ingest`` ends with after its report (the failed files are listed above it), or None."""
     failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
     timed_out = report.wait_timed_out
     late = (timed_out.seconds, timed_out.still_waiting) if timed_out is not None else None
-    return _outcome(failed, f"{len(failed)} of {len(report.items)}", late, listed=True)
+    tried = sum(1 for item in report.items if item.status not in NOT_TRIED)
+    return _outcome(failed, f"{len(failed)} of {tried}", late, listed=True)
 
 
 def sync_reasons(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> None:
@@ -72,7 +79,11 @@ def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None
     named = {f["path"] for f in provider["failed"]}
     failed: Failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
                       *((f["path"], f["reason"]) for f in provider["failed"])]
-    earlier: Failed = [(f["path"], f["reason"]) for f in provider.get("stillFailed") or []]
+    # Failed in an earlier run and still failing (its file unchanged: not sent again) is no failure of this
+    # run: the report names it, and it is counted after a new failure, but alone it exits 0, so a shell
+    # polling sync tells "nothing new" from a new failure (nc26c: exit 1 on every run while a broken file
+    # sat in a root).
+    earlier: Failed = [(f["path"], f["reason"]) for f in provider.get("stillFailed") or []] if failed else []
     timed_out = provider.get("waitTimedOut")
     late = (timed_out["seconds"], timed_out["stillWaiting"]) if timed_out else None
     return _outcome(failed, str(len(failed)), late, listed=listed, earlier=earlier)
@@ -88,23 +99,16 @@ def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *
         parts.append(f"{count} file(s) failed to index: {failed[0][0]}: {failed[0][1]}{_more(failed, listed)}")
     if earlier and failed:
         parts.append(f"{len(earlier)} more still failed since an earlier run")
-    elif earlier:
-        parts.append(f"{len(earlier)} file(s) still failed to index since an earlier run: "
-                     f"{earlier[0][0]}: {earlier[0][1]}{_more(earlier, listed)}")
     if late:
         parts.append(_timeout_text(*late))
     if not parts:
         return None
     message = "; ".join([parts[0], *(part[0].lower() + part[1:] for part in parts[1:])])
     follow = f"'mnote-kr sync --wait {FOLLOW_S}' follows them to the end"
-    if not (failed or earlier):
+    if not failed:
         return WaitTimeoutError(message, hint=f"LightRAG goes on indexing them; {follow}")
     if late:
         hint = f"fix or remove the failed ones; {follow.replace('them', 'the others')}"
-    elif earlier and not failed:  # sync sends no unchanged file again: say what does
-        again = (f"'mnote-kr ingest {earlier[0][0]}' tries it again" if len(earlier) == 1
-                 else "'mnote-kr ingest FILE' tries one again")
-        hint = f"fix or remove them; {again}; 'mnote-kr status' lists every failure"
     else:
         hint = "fix or remove them; 'mnote-kr status' lists every failure"
     return IngestFailedError(message, hint=hint)

@@ -89,7 +89,7 @@ def moved_on_disk(ws_root: Path, reg: Registry, missing: list[str], new: list[st
 
 
 def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown: int = 50,
-                  new: list[str] | None = None) -> dict[str, Any]:
+                  new: list[str] | None = None, gone: set[str] | None = None) -> dict[str, Any]:
     """``status``'s ``changedSinceIndexed`` and ``missingSinceIndexed``: the registered files (live or queued,
     not yet marked stale, in scope) that a search would no longer cite as they are on disk, before any
     ``sync`` has looked, each part with the command that brings them back.
@@ -98,7 +98,9 @@ def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown:
     it is stat'ed once. No file is read, but a touched one of the indexed size (hashed by
     :func:`changed_since_indexed`, as search does). Given the roots' ``new`` files, a missing file whose
     bytes are at a new path is a move (:func:`moved_on_disk`): ``movedSinceIndexed`` names it, and it is
-    not counted as missing (its new path, not new, is left out of ``new`` by the caller)."""
+    not counted as missing (its new path, not new, is left out of ``new`` by the caller). ``gone``, when
+    given, receives every such path (changed, missing, and the old path of a move), not only the first
+    ``shown``: what ``status`` leaves out of the files citable now."""
     entries = [e for e in reg.entries.values() if e.status not in _DEAD and not e.stale]
     excluded = excluded_entries(entries, reg.roots)
     changed: list[str] = []
@@ -125,9 +127,11 @@ def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown:
     changed.sort()
     missing.sort()
     moves = moved_on_disk(ws_root, reg, missing, new or [], disk) if missing and new else []
+    if gone is not None:
+        gone.update(changed, missing)
     if moves:
-        gone = {old for old, _ in moves}
-        missing = [rel for rel in missing if rel not in gone]
+        olds = {old for old, _ in moves}
+        missing = [rel for rel in missing if rel not in olds]
     if not no_follow:
         fix = f"'mnote-kr sync' re-indexes {'it' if len(changed) == 1 else 'them'} (not cited until then)"
     elif len(changed) == 1:

@@ -93,7 +93,10 @@ class DeleteSourceRequest(WorkspaceBound, kw_only=True):
 
 
 class PruneRequest(WorkspaceBound, kw_only=True):
-    """``POST /api/knowledge-rag/prune-registry`` (an empty body is fine)."""
+    """``POST /api/knowledge-rag/prune-registry`` (an empty body is fine). ``keepFailed``: keep the records of
+    files that failed to index (as ``prune --keep-failed``)."""
+
+    keep_failed: bool = msgspec.field(default=False, name="keepFailed")
 
 
 class SyncRequest(WorkspaceBound, kw_only=True):
@@ -130,13 +133,28 @@ class DeleteResponse(msgspec.Struct, kw_only=True):
     entries: list[SourceEntry]
 
 
-class PruneResponse(msgspec.Struct, kw_only=True):
+class PruneResponse(msgspec.Struct, kw_only=True, rename="camel"):
+    """As ``mnote-kr prune --json``: every path dropped (``removed``), the same by kind (``byKind``: ``moved``,
+    ``stale``, ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records ``keepFailed`` kept and
+    the deleted records kept until the provider confirms their delete."""
+
     removed: list[str]
+    by_kind: dict[str, list[str]] = {}
+    kept_failed: list[str] = []
+    deletes_waiting: int = 0
 
 
 class SyncFailure(msgspec.Struct, kw_only=True):
     path: str
     reason: str
+
+
+class StillFailed(SyncFailure, kw_only=True):
+    """A file failed in an earlier run and still failed: ``unchangedSinceMs`` is the time of the version that
+    failed when the file on disk is still that version (null otherwise); a sync does not send it again, and
+    it is no failure of this sync."""
+
+    unchanged_since_ms: int | None = msgspec.field(default=None, name="unchangedSinceMs")
 
 
 class SyncNote(msgspec.Struct, kw_only=True):
@@ -157,7 +175,7 @@ class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     after: dict[str, int]
     followed: int
     failed: list[SyncFailure]
-    still_failed: list[SyncFailure]
+    still_failed: list[StillFailed]
     wait_timed_out: WaitTimeout | None
     not_sent: list[SyncFailure]
     #: Of ``after``'s stale records, the old paths of moves followed (cited under the new path), as status counts them.
@@ -294,7 +312,9 @@ def delete_source(api: Api, body: DeleteSourceRequest) -> tuple[int, Any]:
 
 def prune_registry(api: Api, body: PruneRequest) -> tuple[int, Any]:
     _check_workspace(api.host, body)
-    return 200, PruneResponse(removed=api.host.prune())
+    report = api.host.prune_report(keep_failed=body.keep_failed)
+    return 200, PruneResponse(removed=report["removed"], by_kind=report["byKind"], kept_failed=report["keptFailed"],
+                              deletes_waiting=report["deletesWaiting"])
 
 
 def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
@@ -403,7 +423,9 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/knowledge-rag/delete-source", delete_source,
           "Remove sources' derived index (never the files).", request=DeleteSourceRequest, response=DeleteResponse),
     Route("POST", "/api/knowledge-rag/prune-registry", prune_registry,
-          "Drop deleted, stale and failed registry records (never pending deletes).",
+          "Drop deleted, stale and failed registry records (never pending deletes), said by kind; a failed "
+          "file still in a root is then new again and the next sync sends it again (keepFailed: keep those "
+          "records).",
           request=PruneRequest, response=PruneResponse),
     Route("POST", "/api/knowledge-rag/sync", sync,
           "Retry queued work and follow submitted work and deletes (as `sync --no-disk --json`).",

@@ -96,7 +96,7 @@ def registry_counts(by_status: Mapping[str, int], followed: int, interrupted: in
 
 
 def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecorded: int = 0,
-                 interrupted: int = 0) -> list[str]:
+                 interrupted: int = 0, on_disk: int = 0, down: bool = False) -> list[str]:
     """What a person needs of the places: how many files are citable now, how many of them are placed by
     meaning and by words only (the files whose places have no vectors: an ingest without --wait embeds none,
     and sync does), how many are still being indexed, and what to run; then the vector store, which is
@@ -104,7 +104,9 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     ``unrecorded``: sent files the provider has indexed that the registry still records as sent (it hears at the
     next sync): citable, as a search cites them, and no longer being indexed, as the provider's documents say.
     ``interrupted``: sent files whose indexing the provider's engine stopped in the middle of: not being indexed
-    (their own line says so, ``interrupted_line``)."""
+    (their own line says so, ``interrupted_line``). ``on_disk``: of the files citable, those changed or gone on
+    disk since indexed (status's ``Changed:``/``Missing:``/``Moved:``): not cited until a sync follows them.
+    ``down``: the provider does not answer, so no file is citable now (``registry.citableNow`` is 0)."""
     sent = int(by_status.get("submitted") or 0) + int(by_status.get("processing") or 0)
     unrecorded = min(max(0, unrecorded), sent)
     citable, sent = int(by_status.get("processed") or 0) + unrecorded, sent - unrecorded
@@ -114,6 +116,14 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     them = "it" if unrecorded == 1 else "them"
     heard = (f" ({unrecorded} indexed by LightRAG since the registry last followed {them}: 'mnote-kr sync' records "
              f"{them})" if unrecorded else "")
+    indexed, on_disk = citable, min(max(0, on_disk), citable)
+    citable -= on_disk
+    if on_disk:
+        heard += (f" ({on_disk} indexed file(s) changed or gone on disk since: not cited until 'mnote-kr sync' "
+                  "follows them, see 'Changed:', 'Missing:', 'Moved:')")
+    if down:  # a search fails: nothing is citable, whatever the registry holds
+        return [f"Places:    none citable while the provider is down ({indexed} file(s) indexed: cited again once "
+                f"it answers){waiting}"]
     if meant.get("problem"):
         return [f"Places:    {citable} file(s) citable now{heard}, placed by words only: {meant['problem']}{waiting}"]
     words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
@@ -270,7 +280,8 @@ def render_status(info: dict[str, Any]) -> str:
     stopped = reg.get("interrupted") or {}
     if meant:
         lines += places_lines(meant, reg.get("byStatus") or {}, (reg.get("indexedUnrecorded") or {}).get("count", 0),
-                              stopped.get("count", 0))
+                              stopped.get("count", 0), int(reg.get("citableChangedOnDisk") or 0),
+                              down=prov.get("reachable") is False)
     if stopped.get("count"):
         lines.append(interrupted_line(stopped))
     reranker = info.get("placeRerank") or {}

@@ -4,6 +4,7 @@ after, in words. JSON output never goes through here."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,6 +108,14 @@ def not_sent_text(reason: str, waited: Mapping[str, Any] | None) -> str:
 _BUSY_REFUSAL = re.compile(r"LightRAG (?:is|was) busy\b")
 
 
+def _not_again(failed: Mapping[str, Any]) -> str:
+    """What a ``still failing:`` line adds: the failed file is unchanged since (its version's time), so this sync
+    did not send it again (no exit 1: nothing new failed), and what does."""
+    since = failed.get("unchangedSinceMs")
+    when = f"; unchanged since {time.strftime('%Y-%m-%d %H:%M', time.localtime(since / 1000))}" if since else ""
+    return f"{when}, not sent again; an edit or 'mnote-kr ingest {failed['path']}' retries it"
+
+
 def _registry_words(counts: Mapping[str, int], followed: int = 0) -> str:
     """The registry after a sync, as a person reads it: the counts and words ``status`` says
     (``registry_counts``), then what the stale records and the moves followed are, and what drops them."""
@@ -191,12 +200,52 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
     refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
     for path, reason in list(refused.items())[:50]:
         lines.append(f"{'failed:':<24}{path} ({reason})")
-    for key, label in (("failed", "failed:"), ("stillFailed", "still failed:")):  # this run's, then earlier ones
+    for key, label in (("failed", "failed:"), ("stillFailed", "still failing:")):  # this run's, then earlier ones
         for failed in (prov.get(key) or [])[:50]:
-            lines.append(f"{label:<24}{failed['path']} ({failed['reason']})")
+            again = _not_again(failed) if key == "stillFailed" else ""
+            lines.append(f"{label:<24}{failed['path']} ({failed['reason']}{again})")
         if len(prov.get(key) or []) > 50:
             lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
     # The registry as it is now, in words: its status names (and a "before" taken between this sync's disk
     # step and its provider step) meant nothing to a person; --json keeps both counts.
     lines.append(f"Registry: {_registry_words(prov.get('after') or {}, prov.get('movedFollowed') or 0) or 'empty'}")
+    return "\n".join(lines)
+
+
+#: How ``prune`` names each kind of record it dropped (``Host.prune_report``'s ``byKind``).
+_PRUNED = (("moved", "move followed", "moves followed", "old paths; their files cited under the new path"),
+           ("stale", "stale", "stale", "not cited: deleted, moved away or changed on disk, or taken out of the index"),
+           ("failed", "failed", "failed", "failed to index"),
+           ("deleted", "deleted", "deleted", "taken out of the index"),
+           ("duplicate", "duplicate", "duplicate", "copies of a document indexed already"),
+           ("refused", "refused", "refused", "over a reader's budget"))
+
+
+def _named(paths: list[str], shown: int = 5) -> str:
+    return ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
+
+
+def render_prune(report: Mapping[str, Any]) -> str:
+    """``mnote-kr prune`` for people: how many records it dropped, of which kind, with their paths (nc26c read
+    "Pruned 6 record(s)" for 2 moves, 2 stale and, silently, 2 failed records), what becomes of the failed
+    files, and the records it kept."""
+    kinds = report.get("byKind") or {}
+    parts = [f"{len(paths)} {one if len(paths) == 1 else many} ({_named(paths)}: {what})"
+             for key, one, many, what in _PRUNED if (paths := kinds.get(key))]
+    removed = len(report.get("removed") or [])
+    lines = [f"Pruned {removed} record(s)" + (f": {', '.join(parts)}" if parts else "")]
+    failed = kinds.get("failed") or []
+    if failed:
+        them = "it" if len(failed) == 1 else "them"
+        lines.append(f"The failed file(s) are no longer recorded: where still in a root they are new again, and "
+                     f"'mnote-kr sync' sends {them} again (failing again unless fixed); "
+                     "'mnote-kr prune --keep-failed' keeps failed records")
+    kept = report.get("keptFailed") or []
+    if kept:
+        lines.append(f"Kept {len(kept)} failed record(s) (--keep-failed): {_named(kept)}; 'mnote-kr status' lists "
+                     "them, and sync does not send an unchanged one again")
+    waiting = int(report.get("deletesWaiting") or 0)
+    if waiting:
+        lines.append(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
+                     "('mnote-kr sync' asks it; prune again after)")
     return "\n".join(lines)
