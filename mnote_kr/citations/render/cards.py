@@ -8,7 +8,7 @@ from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
-from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, MOVED, NEW_IN_ROOT
 from mnote_kr.models import (
     AgentQueryResult,
@@ -179,7 +179,7 @@ def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list
     said on the line before): every card not cited is one line, with a short quote to judge it by."""
     whole, short = by_strength(cards, weak=weak)
     cited = [c for c in short if keep and c.citation_id in keep]
-    short = [c for c in short if c not in cited]
+    short, rest = weaker_named(cards, [c for c in short if c not in cited], weak=weak)
     out = [source_card(c) for c in cards if c in whole or c in cited]
     if short and weak:
         out.append("Nearest by meaning, one line each ('mnote-kr open ID' shows one whole, --json quotes them all):")
@@ -188,7 +188,17 @@ def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list
     elif short:
         out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
+    if rest:
+        out.append(unnamed_line(len(rest), listed=bool(short)))
     return out
+
+
+def unnamed_line(count: int, *, listed: bool) -> str:
+    """The one line counting the weaker matches :func:`~mnote_kr.citations.render.strength.weaker_named` does not
+    name: ``  and 4 more file(s) found only as near by meaning, further from the query ('--json' lists them)`` under
+    the named ones, ``4 more file(s) ...`` alone when none is named."""
+    lead = "  and " if listed else ""
+    return f"{lead}{count} more file(s) found only as near by meaning, further from the query ('--json' lists them)"
 
 
 def _short_quote(c: Citation) -> str:
