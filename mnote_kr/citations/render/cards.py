@@ -141,7 +141,7 @@ def source_card(c: Citation) -> str:
     # The file's next places, under its first: each with its own ID, precision and place.
     for n, alt in enumerate(c.alternatives, 2):
         lines.append(f"    also #{n}: {alt.citation_id} {_place_words(alt)}")
-        lines.append(f"             {excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
+        lines.append(f"             {excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160, 0)}")
     return "\n".join(lines)
 
 
