@@ -93,3 +93,19 @@ def test_web_page_folds_the_unlisted_tail_closed_with_its_count() -> None:
     listed, _, rest = html.partition('class="weaker-more"')
     assert 'data-citation-id="[f004]"' in listed and 'data-citation-id="[f001]"' not in listed
     assert "1 more file" in rest and 'data-citation-id="[f001]"' in rest  # folded away, one click opens it
+
+
+def test_the_demo_prints_its_searches_as_search_does() -> None:
+    """nc27a: ``mnote-kr demo``, the first thing a newcomer runs, printed its first three citations whole: for
+    "capacity of cell B2" the solvent notes and the icing paper, each with an "(approximate)" place."""
+    from mnote_kr_lightrag.commands import demo_search_text
+
+    report = _card("[2gky]", "aurora-battery-report.docx", 1.4, 0.86, provider=0.5, lexical=0.9)
+    solvent = _card("[pd7a]", "solvent-handling.md", 0.4, 0.71)
+    icing = _card("[yf5k]", "wind-turbine-icing.pdf", 0.33, 0.69)
+    text = demo_search_text(_search([report, solvent, icing]))
+    assert text.count("    quote:") == 1 and "the quote of aurora-battery-report.docx" in text
+    assert "    locator: paragraph 3" in text  # the whole card keeps the demo's locator line
+    assert "solvent-handling.md" not in text and "2 more file(s)" in text
+    weak = demo_search_text(_search([report, solvent], weak=True))
+    assert weak.startswith("Weak result: nothing answers.") and "    quote:" not in weak

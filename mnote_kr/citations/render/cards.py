@@ -174,13 +174,21 @@ WEAK_QUOTE_CHARS = 80
 
 
 def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list[str]:
-    """Source cards: those :func:`~mnote_kr.citations.render.strength.by_strength` keeps whole (and any whose
-    ID ``keep``, an answer, cites), then the weaker ones one line each. ``weak`` (nothing seems to answer,
-    said on the line before): every card not cited is one line, with a short quote to judge it by."""
+    """Source cards: those :func:`card_split` keeps whole, then its lines for the weaker ones."""
+    whole, lines = card_split(cards, keep=keep, weak=weak)
+    return [source_card(c) for c in whole] + lines
+
+
+def card_split(cards: list[Citation], *, keep: str = "", weak: bool = False) -> tuple[list[Citation], list[str]]:
+    """The cards a person reads whole, in order: those :func:`~mnote_kr.citations.render.strength.by_strength`
+    keeps (and any whose ID ``keep``, an answer, cites); and the lines after them: the weaker ones
+    ``strength.weaker_named`` names, one line each, then one counting the rest. ``weak`` (nothing seems to answer,
+    said on the line before): no card is whole but one cited, each named one has a short quote to judge it by.
+    Plain ``search``, ``ask`` and ``demo`` print these."""
     whole, short = by_strength(cards, weak=weak)
     cited = [c for c in short if keep and c.citation_id in keep]
     short, rest = weaker_named(cards, [c for c in short if c not in cited], weak=weak)
-    out = [source_card(c) for c in cards if c in whole or c in cited]
+    out: list[str] = []
     if short and weak:
         out.append("Nearest by meaning, one line each ('mnote-kr open ID' shows one whole, --json quotes them all):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}  \"{_short_quote(c)}\""
@@ -190,7 +198,7 @@ def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
     if rest:
         out.append(unnamed_line(len(rest), listed=bool(short)))
-    return out
+    return [c for c in cards if c in whole or c in cited], out
 
 
 def unnamed_line(count: int, *, listed: bool) -> str:
