@@ -44,15 +44,16 @@ def test_a_weaker_match_far_in_meaning_holding_no_query_word_is_counted_not_list
              _card("[f003]", "ocr_test.pdf", 0.07, 0.60, provider=0.067, lexical=0.009, farInMeaning=-0.009),
              _card("[f004]", "form.docx", 0.07, 0.72),  # rank only, but as near the query as the first, nearly
              _card("[f005]", "endnotes.docx", 0.05, 0.55, provider=0.048, lexical=0.02),  # holds a query word
-             _card("[f006]", "scan.pdf", 0.05, None)]  # no vector for its place, nothing else for it
+             _card("[f006]", "scan.pdf", 0.05, None)]  # no vector for its place: unknown, so named
     text = render_search(_search(cards))
     head, _, tail = text.partition("Weaker matches")
     assert "the quote of amt_handbook.pdf" in head and "[f001]" not in head  # only the first is whole
-    assert _listed(tail) == ["[f004]", "[f005]"]
-    assert "4 more file(s)" in tail and "--json" in tail  # counted, never silently gone
+    assert _listed(tail) == ["[f004]", "[f005]", "[f006]"]
+    assert "3 more file(s)" in tail and "--json" in tail  # counted, never silently gone
     # ask: the same lines, and a card its answer cites stays whole however far it is
     text = render_answer(AgentQueryResult(query="q", answer="See [f002].", citations=cards))
-    assert "the quote of medrpt.pdf" in text and _listed(text) == ["[f004]", "[f005]"] and "3 more file(s)" in text
+    assert "the quote of medrpt.pdf" in text and _listed(text) == ["[f004]", "[f005]", "[f006]"]
+    assert "2 more file(s)" in text
 
 
 def test_at_most_six_weaker_matches_are_listed_in_order() -> None:
@@ -82,9 +83,10 @@ def test_a_later_file_with_nothing_of_its_own_is_not_a_whole_card() -> None:
     whole, short = strength.by_strength([form, lorem, near, worded])
     assert [c.citation_id for c in whole] == ["[v000]", "[v002]", "[v003]"] and short == [lorem]
     report = _card("[p000]", "medrpt.pdf", 1.5, 0.68, provider=0.5, lexical=0.53, fileTerms=0.33)
-    page2 = _card("[p001]", "paperless.pdf", 1.25, None, provider=0.25, named=1.0)
+    page2 = _card("[p001]", "paperless.pdf", 1.25, 0.55, provider=0.25, named=1.0)
     whole, short = strength.by_strength([report, page2])
     assert whole == [report] and short == [page2]
+    assert strength.weaker_named([report, page2], short) == ([], [page2])  # 0.13 further by meaning: counted
 
 
 def test_web_page_folds_the_unlisted_tail_closed_with_its_count() -> None:
