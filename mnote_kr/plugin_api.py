@@ -84,7 +84,8 @@ What is here:
   step's line said again every few seconds while one long part of it runs), ``Host`` (the
   workspace's registry and plugins), ``paths`` (the user's state, cache
   and config dirs), ``load_config``, ``find_workspace``/``MNOTE_DIR``, ``read_sidecar``/
-  ``Sidecar``, ``counts_text``/``locator_text``/``source_card`` (the CLI's human renderings),
+  ``Sidecar``, ``counts_text``/``locator_text``/``source_card``/``card_split``/``weak_line`` (the CLI's human
+  renderings: a search's whole cards and its lines for the weaker ones),
   ``exchange``/``ProtocolError`` (a plain HTTP/1.1 exchange on loopback).
 * **Files and servers**: ``write_atomic``/``write_private`` (write a file whole or not at all;
   the second readable by the user only), ``GatedHTTPServer``/``GatedHandler``/``Limits`` (a
@@ -177,7 +178,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.rank.meaning import queue as queue_texts
     from mnote_kr.citations.rank.meaning import rank as rank_by_meaning
     from mnote_kr.citations.rank.meaning import version as meaning_version
-    from mnote_kr.citations.render.cards import locator_text, source_card
+    from mnote_kr.citations.render.cards import card_split, locator_text, source_card, weak_line
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.render.statustext import counts_text
     from mnote_kr.citations.render.tablecells import keyed_header
@@ -284,7 +285,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
                                                              "meant_header", "named_header", "valued_row")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
                                                           "without_dates")},
-    **{n: ("mnote_kr.citations.render.cards", n) for n in ("locator_text", "source_card")},
+    **{n: ("mnote_kr.citations.render.cards", n) for n in ("card_split", "locator_text", "source_card",
+                                                            "weak_line")},
     "counts_text": ("mnote_kr.citations.render.statustext", "counts_text"),
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -375,6 +377,7 @@ __all__ = [
     "asked_term",
     "budget_refusal",
     "caption_of",
+    "card_split",
     "check_zip",
     "cn_number",
     "count_tags",
@@ -444,6 +447,7 @@ __all__ = [
     "unreadable_layer",
     "value_mentions",
     "valued_row",
+    "weak_line",
     "with_meaning",
     "with_places_behind",
     "without_dates",

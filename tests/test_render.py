@@ -54,10 +54,11 @@ def test_excerpt_keeps_the_answering_sentence_whole_to_its_last_words() -> None:
     # The card read "... for a period of not less than..." while --json's displayQuote said "seven years".
     questions = ("How long must the standing trustee maintain bank records?", "受托人的银行对账单和支票需要保存几年？")
     for query in questions:
-        for width in (240, 160):  # a card's quote and an alternative's
-            out = _excerpt(BANK_RECORDS, query, width)
+        for width in (240, 160):  # cut to a card's width and an alternative's (which is never shown whole)
+            out = _excerpt(BANK_RECORDS, query, width, whole=0)
             assert "not less than seven years." in out, (query, width, out)
             assert out.startswith("The standing trustee") and out.endswith("years. ..."), out  # cut after it only
+        assert _excerpt(BANK_RECORDS, query) == BANK_RECORDS  # a card's quote of 276 characters is read whole
 
 
 def test_excerpt_shows_the_sentence_that_holds_the_query_words_with_ellipses_on_both_cut_sides() -> None:
@@ -84,8 +85,23 @@ FINAL_REPORT = ("The standing trustee must file a final report promptly after re
 
 def test_excerpt_keeps_a_later_sentence_holding_the_question_words_the_first_lacks() -> None:
     query = "How long after the last payment does the trustee have to submit the closing report?"
-    for width in (240, 160):  # a card's quote and an alternative's
-        out = _excerpt(FINAL_REPORT, query, width)
+    assert _excerpt(FINAL_REPORT, query) == FINAL_REPORT  # a card's quote of 283 characters is read whole
+    for width in (240, 160):  # cut to a card's width and an alternative's (which is never shown whole)
+        out = _excerpt(FINAL_REPORT, query, width, whole=0)
         assert "within 150 days of the last disbursement in the case." in out, (width, out)
         assert out.startswith("The standing trustee must file a final report"), out
         assert "1302(b)(1)" not in out and "cleared. ... Generally," in out, out  # the reference between is cut
+
+
+BOOTS = ("The Boots self-locking nut is of one piece, all-metal construction designed to hold tight despite severe "
+         "vibration. Note in Figure 7-26 that it has two sections and is essentially two nuts in one: a locking nut "
+         "and a load-carrying nut. The two sections are connected with a spring, which is an integral part of the nut.")
+
+
+def test_a_quote_of_a_few_sentences_is_shown_whole_so_its_answering_sentence_is_not_cut() -> None:
+    """nc27a: "What joins the two halves of a Boots nut together?" printed "... a load-carrying nut. The..." and cut
+    the answering third sentence; the quote (330 characters) is the cited paragraph, short enough to read whole."""
+    assert _excerpt(BOOTS, "What joins the two halves of a Boots nut together?") == BOOTS
+    longer = BOOTS + " " + "Boots nuts are made in many shapes and sizes for every kind of fitting there is. " * 2
+    out = _excerpt(longer, "What joins the two halves of a Boots nut together?")
+    assert len(out) < len(longer) and out.endswith("...")  # a long quote is still cut

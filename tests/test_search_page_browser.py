@@ -19,6 +19,8 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web
+from mnote_kr.viewer.searchpage import search_page
+from tests.test_weaker_listed import FIRST, _card, _search
 
 QUERY = "blade heating power loss"
 NOTES = {  # provider order is name order: the answer first, then four files without a word of the query
@@ -109,3 +111,24 @@ def test_a_weak_search_shows_its_banner_first_and_every_card_closed(tab, served)
     tab.click(f'li.card[data-citation-id="{ids[0]}"] summary .file')
     tab.wait_for_selector(f'li.card[data-citation-id="{ids[0]}"] details[open] blockquote.quote', state="visible")
     assert tab.url.startswith(server.url + "/?")
+
+
+def test_the_unnamed_tail_is_one_closed_line_that_a_click_opens(browser) -> None:  # noqa: F811
+    """The weaker matches ``strength.weaker_named`` does not name (nc27a: the whole 13-file folder on every search)
+    are folded under one closed line counting them: nothing shows until a click, then each is a line of its own."""
+    cards = [FIRST, _card("[f004]", "form.docx", 0.07, 0.72), _card("[f001]", "page-breaks.docx", 0.2, 0.61),
+             _card("[f002]", "scan.pdf", 0.1, 0.5)]
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.set_content(search_page("q", results=_search(cards)))
+        line = tab.locator("details.weaker-more > summary")
+        assert line.is_visible() and "2 more file(s)" in line.inner_text()
+        assert tab.is_visible('li.card[data-citation-id="[f004]"] summary')  # named: its line shows
+        assert not tab.is_visible('li.card[data-citation-id="[f001]"]')  # folded: nothing of it shows
+        line.click()
+        tab.wait_for_selector('li.card[data-citation-id="[f001]"] summary', state="visible")
+        assert tab.is_visible('li.card[data-citation-id="[f002]"] summary')
+        assert not _quote_shown(tab, "[f001]")  # each a closed line, as the named ones
+    finally:
+        context.close()

@@ -1,9 +1,10 @@
 """HTML of the search page: the form, and the results as source cards.
 
 The cards a person reads whole are those ``citations.render.strength.by_strength`` keeps (the CLI's
-plain ``search`` shows the same ones); the weaker matches are one line each (ID, file, place) that a
-click opens to the whole card; a weak search (nothing seems to answer) lists every card so, under a
-banner that says why. Values are escaped and no script or style is inline, as in ``webpages``.
+plain ``search`` shows the same ones); the weaker matches it names are one line each (ID, file, place) that a
+click opens to the whole card, the others folded under one line that counts them; a weak search (nothing seems to
+answer) lists its cards so, under a banner that says why. Values are escaped and no script or style is inline, as
+in ``webpages``.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
-from mnote_kr.citations.render.cards import not_indexed_text
-from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.citations.render.cards import not_indexed_text, unnamed_line
+from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.models import Citation, SearchResults
 from mnote_kr.viewer.marking import mark_query
 from mnote_kr.viewer.webpages import page, place_words, precision_badge, view_url
@@ -54,15 +55,26 @@ def _cards(cards: list[Citation], query: str, *, weak: bool = False) -> str:
     """The cards ``by_strength`` keeps whole, then the weaker ones short, as the CLI lists them; a weak
     search's all short, under its banner."""
     whole, short = by_strength(cards, weak=weak)
+    short, rest = weaker_named(cards, short, weak=weak)
     if weak:
         return ('<ol class="cards weaker" aria-label="nearest by meaning">'
-                + "".join(card(c, query, short=True) for c in short) + "</ol>")
+                + "".join(card(c, query, short=True) for c in short) + "</ol>" + _unnamed(rest, query, bool(short)))
     out = '<ol class="cards">' + "".join(card(c, query) for c in whole) + "</ol>"
     if short:
         out += ('<h2 class="weaker">Weaker matches <span class="hint">(nearest by meaning; click one to see it)'
                 '</span></h2><ol class="cards weaker" aria-label="weaker matches">'
                 + "".join(card(c, query, short=True) for c in short) + "</ol>")
-    return out
+    return out + _unnamed(rest, query, bool(short))
+
+
+def _unnamed(rest: list[Citation], query: str, listed: bool) -> str:
+    """The weaker matches ``weaker_named`` does not name, folded under one closed line that counts them (the CLI
+    prints that line alone): nothing is dropped, one click lists them short."""
+    if not rest:
+        return ""
+    return (f'<details class="weaker-more"><summary>{escape(unnamed_line(len(rest), listed=listed).strip())}'
+            '</summary><ol class="cards weaker" aria-label="further matches">'
+            + "".join(card(c, query, short=True) for c in rest) + "</ol></details>")
 
 
 def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iterable[str] = (),

@@ -8,7 +8,7 @@ from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
-from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, MOVED, NEW_IN_ROOT
 from mnote_kr.models import (
     AgentQueryResult,
@@ -141,7 +141,7 @@ def source_card(c: Citation) -> str:
     # The file's next places, under its first: each with its own ID, precision and place.
     for n, alt in enumerate(c.alternatives, 2):
         lines.append(f"    also #{n}: {alt.citation_id} {_place_words(alt)}")
-        lines.append(f"             {excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
+        lines.append(f"             {excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160, 0)}")
     return "\n".join(lines)
 
 
@@ -174,13 +174,21 @@ WEAK_QUOTE_CHARS = 80
 
 
 def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list[str]:
-    """Source cards: those :func:`~mnote_kr.citations.render.strength.by_strength` keeps whole (and any whose
-    ID ``keep``, an answer, cites), then the weaker ones one line each. ``weak`` (nothing seems to answer,
-    said on the line before): every card not cited is one line, with a short quote to judge it by."""
+    """Source cards: those :func:`card_split` keeps whole, then its lines for the weaker ones."""
+    whole, lines = card_split(cards, keep=keep, weak=weak)
+    return [source_card(c) for c in whole] + lines
+
+
+def card_split(cards: list[Citation], *, keep: str = "", weak: bool = False) -> tuple[list[Citation], list[str]]:
+    """The cards a person reads whole, in order: those :func:`~mnote_kr.citations.render.strength.by_strength`
+    keeps (and any whose ID ``keep``, an answer, cites); and the lines after them: the weaker ones
+    ``strength.weaker_named`` names, one line each, then one counting the rest. ``weak`` (nothing seems to answer,
+    said on the line before): no card is whole but one cited, each named one has a short quote to judge it by.
+    Plain ``search``, ``ask`` and ``demo`` print these."""
     whole, short = by_strength(cards, weak=weak)
     cited = [c for c in short if keep and c.citation_id in keep]
-    short = [c for c in short if c not in cited]
-    out = [source_card(c) for c in cards if c in whole or c in cited]
+    short, rest = weaker_named(cards, [c for c in short if c not in cited], weak=weak)
+    out: list[str] = []
     if short and weak:
         out.append("Nearest by meaning, one line each ('mnote-kr open ID' shows one whole, --json quotes them all):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}  \"{_short_quote(c)}\""
@@ -188,7 +196,17 @@ def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list
     elif short:
         out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
-    return out
+    if rest:
+        out.append(unnamed_line(len(rest), listed=bool(short)))
+    return [c for c in cards if c in whole or c in cited], out
+
+
+def unnamed_line(count: int, *, listed: bool) -> str:
+    """The one line counting the weaker matches :func:`~mnote_kr.citations.render.strength.weaker_named` does not
+    name: ``  and 4 more file(s) found only as near by meaning, further from the query ('--json' lists them)`` under
+    the named ones, ``4 more file(s) ...`` alone when none is named."""
+    lead = "  and " if listed else ""
+    return f"{lead}{count} more file(s) found only as near by meaning, further from the query ('--json' lists them)"
 
 
 def _short_quote(c: Citation) -> str:

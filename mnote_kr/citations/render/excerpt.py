@@ -21,9 +21,12 @@ from mnote_kr.citations.cleaning.quote import _held, _uninflected, sentences
 WHOLE_SENTENCE = 360
 
 
-def excerpt(text: str, query: str, width: int = 240) -> str:
-    """About ``width`` characters of ``text`` that keep its answering sentence in view (module docstring)."""
-    if len(text) <= width:
+def excerpt(text: str, query: str, width: int = 240, whole: int = WHOLE_SENTENCE) -> str:
+    """About ``width`` characters of ``text`` that keep its answering sentence in view (module docstring); a text of
+    at most ``whole`` characters is shown whole (``WHOLE_SENTENCE``: a ``displayQuote`` of two or three sentences,
+    the cited paragraph, is read whole; nc27a's "What joins the two halves of a Boots nut together?" printed "... a
+    load-carrying nut. The..." and cut the third sentence, which answers, off a 330-character quote)."""
+    if len(text) <= max(width, whole):
         return text
     spans = sentences(text) or [(0, len(text))]
     anchor = _anchor(text, spans, query)

@@ -232,7 +232,7 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.plugin_api import Host, locator_text, source_card
+    from mnote_kr.plugin_api import Host
 
     from .engine.managed import engine_status, stop_engine
 
@@ -266,10 +266,7 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
             result = host.search(query, top_k=5)
             out["searches"].append(msgspec.to_builtins(result))
             say(f"\nsearch {query!r}: {len(result.results)} citation(s)")
-            for citation in result.results[:3]:
-                say(source_card(citation))
-                loc = citation.locator
-                say(f"    locator: {locator_text(loc)} ({loc.reason or 'matched'})")
+            say(demo_search_text(result))
         if not any(s["results"] for s in out["searches"]):
             raise MnoteKrError("Demo searches returned no citations")
         if as_json:
@@ -283,3 +280,19 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
             shutil.rmtree(workspace, ignore_errors=True)
         sys.stdout.flush()
     return out
+
+
+def demo_search_text(result: Any) -> str:
+    """One demo search for a person, as plain ``search`` prints it (``card_split``: the cards read whole, then the
+    weaker ones named one line each and the rest counted), each whole card with its locator and why. nc27a: the demo
+    printed its first three citations whole, unrelated files among them with "(approximate)" places, the first
+    thing a newcomer sees."""
+    from mnote_kr.plugin_api import card_split, locator_text, source_card, weak_line
+
+    whole, lines = card_split(result.results, weak=result.weak)
+    out = [weak_line(result.weak_reason)] if result.weak and result.results else []
+    for citation in whole:
+        loc = citation.locator
+        out += [source_card(citation), f"    locator: {locator_text(loc)} ({loc.reason or 'matched'})"]
+    return "\n".join(out + lines)
+
