@@ -8,7 +8,6 @@ Waits are on conditions (LightRAG's document status, the registry), bounded only
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import random
 import uuid
@@ -21,11 +20,9 @@ from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr.app.host import Host
 from mnote_kr.citations.render.statustext import render_status
-from mnote_kr.core.config import DEFAULTS
-from mnote_kr_lightrag.client import settings as lr_settings
 from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from tests.surfaces import engine_host
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 REL = "kb/manual.docx"
@@ -48,15 +45,6 @@ def manual_docx(token: str) -> bytes:
         if i == PARAGRAPHS // 2:
             b.para(f"The heron calibration {token} sets the copper spindle at eleven degrees.")
     return b.build()
-
-
-def _host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
-    config = copy.deepcopy(DEFAULTS)
-    config["providers"] = {"lightrag": {"url": info.url, "input_dir": info.input_dir,
-                                        "working_dir": info.working_dir}}
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
-    lr_settings.clear_cache()
-    return Host(ws, config=config)
 
 
 def _row(info: EngineInfo, doc_id: str) -> dict[str, Any] | None:
@@ -86,7 +74,7 @@ def test_a_file_the_engine_stopped_in_the_middle_of_is_named_and_indexed_again_b
 
     info = start_engine(**engine)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         host.add_root("kb")
         host.ingest(["kb"])  # sent; no wait
         doc_id = host.registry().entries[REL].light_rag_doc_id
@@ -101,7 +89,7 @@ def test_a_file_the_engine_stopped_in_the_middle_of_is_named_and_indexed_again_b
     try:
         row = _row(info, doc_id)
         assert row is not None and row["status"] == "processing" and _idle(info), row  # what nc26c met
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         status = host.status()
         assert status["registry"]["interrupted"]["paths"] == [REL], status["registry"]
         text = render_status(status)

@@ -5,7 +5,6 @@ file is never touched."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import shutil
 from pathlib import Path
@@ -15,25 +14,15 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.engine import seed_tiktoken
 
 from mnote_kr.app.host import Host
-from mnote_kr.core.config import DEFAULTS
 from mnote_kr.models import Citation, QueryRequest
 from mnote_kr.sync.reconcile import reconcile_and_apply
-from mnote_kr_lightrag.client import settings as lr_settings
-from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
+from tests.surfaces import engine_host
 
 pytestmark = pytest.mark.integration
 NAME = "tika__testWORD_2006ml.docx"
 NOTE = "[Footnote 1: And this is the footnote]"
 WORDS = "And this is the footnote"
-
-
-def _host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
-    config = copy.deepcopy(DEFAULTS)
-    config["providers"] = {"lightrag": {"url": info.url, "input_dir": info.input_dir,
-                                        "working_dir": info.working_dir}}
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
-    lr_settings.clear_cache()
-    return Host(ws, config=config)
 
 
 def _indexed_chunks(host: Host) -> list[str]:
@@ -65,7 +54,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
     monkeypatch.setenv("MNOTE_KR_ENGINE_DOCX_NOTES", "0")  # an engine that reads no notes: the older reading
     info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         host.add_root("kb")
         report = host.ingest(["kb"], wait=True, wait_s=240)
         assert [(i.source_path, i.status) for i in report.items] == [(rel, "processed")], report.items
@@ -80,7 +69,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
     monkeypatch.delenv("MNOTE_KR_ENGINE_DOCX_NOTES")
     info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         status = host.status()["readings"]
         assert (status["older"]["count"], status["older"]["paths"], status["older"]["command"]) == (
             1, [rel], "mnote-kr sync"), status
