@@ -187,3 +187,13 @@ def engine_host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
     lr_settings.clear_cache()
     return Host(ws, config=config)
+
+
+def own_engine(tmp_path: Path, wait_s: float) -> dict[str, Any]:
+    """The keywords of ``start_engine`` for a test's own engine under ``tmp_path / "engine"`` (its tokenizer seeded,
+    no download); ``state_dir`` is also what ``stop_engine`` takes."""
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    base = tmp_path / "engine"
+    seed_tiktoken(base / "cache")
+    return {"data_dir": base / "data", "state_dir": base / "state", "cache_dir": base / "cache", "wait_s": wait_s}

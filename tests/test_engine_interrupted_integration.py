@@ -17,12 +17,11 @@ from typing import Any
 import httpx
 import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.citations.render.statustext import render_status
 from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
-from tests.surfaces import engine_host
+from tests.surfaces import engine_host, own_engine
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 REL = "kb/manual.docx"
@@ -62,15 +61,13 @@ def _idle(info: EngineInfo) -> bool:
 
 def test_a_file_the_engine_stopped_in_the_middle_of_is_named_and_indexed_again_by_sync(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = tmp_path / "engine"
-    state_dir = base / "state"
-    seed_tiktoken(base / "cache")
+    engine = own_engine(tmp_path, 180)
+    state_dir = engine["state_dir"]
     ws = tmp_path / "ws"
     (ws / "kb").mkdir(parents=True)
     token = uuid.uuid4().hex[:10]
     (ws / REL).write_bytes(manual_docx(token))
     before = hashlib.sha256((ws / REL).read_bytes()).hexdigest()
-    engine = {"data_dir": base / "data", "state_dir": state_dir, "cache_dir": base / "cache", "wait_s": 180}
 
     info = start_engine(**engine)
     try:

@@ -11,13 +11,12 @@ from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.engine import seed_tiktoken
 
 from mnote_kr.app.host import Host
 from mnote_kr.models import Citation, QueryRequest
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
-from tests.surfaces import engine_host
+from tests.surfaces import engine_host, own_engine
 
 pytestmark = pytest.mark.integration
 NAME = "tika__testWORD_2006ml.docx"
@@ -42,9 +41,8 @@ def _card(host: Host) -> Citation:
 
 def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_searchable(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = tmp_path / "engine"
-    state_dir = base / "state"
-    seed_tiktoken(base / "cache")
+    engine = own_engine(tmp_path, 120)
+    state_dir = engine["state_dir"]
     ws = tmp_path / "ws"
     (ws / "kb").mkdir(parents=True)
     shutil.copyfile(CORPUS / "docx" / NAME, ws / "kb" / NAME)
@@ -52,7 +50,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
     rel = f"kb/{NAME}"
 
     monkeypatch.setenv("MNOTE_KR_ENGINE_DOCX_NOTES", "0")  # an engine that reads no notes: the older reading
-    info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
+    info = start_engine(**engine)
     try:
         host = engine_host(ws, info, monkeypatch)
         host.add_root("kb")
@@ -67,7 +65,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         stop_engine(state_dir)
 
     monkeypatch.delenv("MNOTE_KR_ENGINE_DOCX_NOTES")
-    info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
+    info = start_engine(**engine)
     try:
         host = engine_host(ws, info, monkeypatch)
         status = host.status()["readings"]
