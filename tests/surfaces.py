@@ -1,13 +1,17 @@
-"""One search read through the surfaces a person or an agent uses: helpers the surface tests share."""
+"""One search read through the surfaces a person or an agent uses: helpers the surface tests share (and the
+start-up of ``mnote-kr mcp`` and of a host on the real engine, which the MCP and engine tests share)."""
 
 from __future__ import annotations
 
+import copy
 import io
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
@@ -29,6 +33,15 @@ from mnote_kr.models import (
 )
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web
+from tests.cli_helpers import cli_env
+
+if TYPE_CHECKING:
+    from mnote_kr_lightrag.engine.managed import EngineInfo
+
+#: The first line an MCP client sends.
+MCP_INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
 
 
 class BlockProvider(FakeProvider):
@@ -148,3 +161,39 @@ def cli_kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
     write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
     return KB(host, provider, capsys)
+
+
+def mcp_library(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A workspace with one root of one note, added through the CLI, and the environment ``mnote-kr mcp`` is
+    started in (its own home, no keyring)."""
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / "docs" / "a.md").write_text("A note on glaciers.\n", encoding="utf-8")
+    env = cli_env(tmp_path / "home", None)
+    added = subprocess.run([sys.executable, "-m", "mnote_kr", "roots", "add", "docs", "--no-follow"], cwd=ws, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    return ws, env
+
+
+def engine_host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
+    """A host on ``ws`` whose provider is the running engine ``info`` (its URL, folders and API key)."""
+    from mnote_kr.core.config import DEFAULTS
+    from mnote_kr_lightrag.client import settings as lr_settings
+
+    config = copy.deepcopy(DEFAULTS)
+    config["providers"] = {"lightrag": {"url": info.url, "input_dir": info.input_dir,
+                                        "working_dir": info.working_dir}}
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
+    lr_settings.clear_cache()
+    return Host(ws, config=config)
+
+
+def own_engine(tmp_path: Path, wait_s: float) -> dict[str, Any]:
+    """The keywords of ``start_engine`` for a test's own engine under ``tmp_path / "engine"`` (its tokenizer seeded,
+    no download); ``state_dir`` is also what ``stop_engine`` takes."""
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    base = tmp_path / "engine"
+    seed_tiktoken(base / "cache")
+    return {"data_dir": base / "data", "state_dir": base / "state", "cache_dir": base / "cache", "wait_s": wait_s}

@@ -494,10 +494,26 @@ def test_locate_json_prints_every_locator_key(tmp_path: Path) -> None:
     assert human.startswith("exact box, p.1 at (") and "pt from the top-left" in human and "None" not in human
 
 
-def test_locate_help_says_any_readable_file_and_nothing_written(tmp_path: Path) -> None:
-    # Decided (nc26c): locate is a stateless tool over the file it names, inside a workspace or not
-    shown = " ".join(Cli(tmp_path, tmp_path / "home", None).run("locate", "--help").stdout.split())
-    assert "FILE may be any readable file; nothing is written" in shown
+def test_locate_writes_only_the_per_user_cache_as_its_help_says(tmp_path: Path) -> None:
+    """Decided (nc26c): locate is a stateless tool over the file it names, inside a workspace or not. It said
+    "nothing is written", but it fills the per-user cache (review r27): the help says what is written and
+    what is not, and a locate writes nothing beside FILE or in its folder, only under the home's cache/."""
+    cli = Cli(tmp_path / "folder", tmp_path / "home", None)
+    cli.ws.mkdir()
+    docx_bytes, _ = chem_docx(uuid.uuid4().hex[:8])
+    (cli.ws / "reagents.docx").write_bytes(docx_bytes)
+    shown = " ".join(cli.run("locate", "--help").stdout.split())
+    assert ("FILE may be any readable file; it is only read: nothing is written beside it or in a workspace. "
+            "Only the per-user cache is written") in shown, shown
+    assert "MNOTE_KR_LOCATE_CACHE=0" in shown, shown
+    loc = cli.json("locate", "reagents.docx", "--evidence", "Pyrrolidine is a cyclic secondary amine", "--query",
+                   "pyrrolidine")
+    assert loc["locatorPrecision"] == "paragraph", loc
+    assert sorted(p.name for p in cli.ws.iterdir()) == ["reagents.docx"]
+    assert sha(cli.ws / "reagents.docx") == hashlib.sha256(docx_bytes).hexdigest()
+    written = [p.relative_to(cli.home) for p in cli.home.rglob("*") if p.is_file()]
+    assert written and all(p.parts[0] == "cache" for p in written), written
+    assert any(p.parts[:2] == ("cache", "locate") for p in written), written  # what it read of the file
 
 
 def test_locate_batch_answers_one_line_per_request_in_order(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import write
 
 from mnote_kr import hookimpl
+from mnote_kr.app.syncwait import lost_error
 from mnote_kr.app.waitprogress import WaitProgress
 from mnote_kr.citations.render.cards import render_search
 from mnote_kr.citations.render.statustext import render_status
@@ -25,13 +26,14 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderError, ProviderLostError
 from mnote_kr.models import (
     EntryUpdate,
+    IngestReport,
     ProviderActivity,
     ProviderQueryResult,
     ProviderStatus,
     QueryRequest,
     SourceEntry,
 )
-from tests.surfaces import KB, cli_kb
+from tests.surfaces import KB, api, cli_kb
 
 DOWN = "The managed LightRAG engine is not running and no LightRAG URL is configured"
 SENT_AGAIN = "the engine stopped while indexing it; sent again: LightRAG indexes it anew"
@@ -99,7 +101,7 @@ def test_an_ingest_that_loses_its_engine_mid_wait_reports_what_it_did_then_one_e
     assert any(line.startswith("not indexed") and "kb/b.md" in line for line in lines), out  # and not
     assert not any("being indexed" in line for line in lines), out  # nothing indexes it now
     [error] = err.splitlines()[-1:]
-    assert error.startswith(f"Error: {DOWN}; the wait stopped there, with 1 of 2 file(s) indexed"), err
+    assert error.startswith(f"Error: {DOWN}; the wait stopped there, with 1 of 2 file(s) indexed (listed above) ("), err
     assert "'mnote-kr engine start'" in error and "'mnote-kr sync --wait 300'" in error, error
     entries = stops.host.registry().entries
     assert (entries["kb/a.md"].status, entries["kb/b.md"].status) == ("processed", "submitted")
@@ -123,6 +125,34 @@ def test_the_host_raises_the_lost_provider_with_the_report(tmp_path: Path) -> No
     assert caught.value.report.provider_error == DOWN
     assert caught.value.report.counts == {"processed": 1, "submitted": 1}
     assert isinstance(caught.value, ProviderError)  # the HTTP API and MCP answer it as before (502, isError)
+
+
+def test_an_http_ingest_job_that_loses_its_engine_returns_its_report_beside_the_error(tmp_path: Path) -> None:
+    """The job's ``result`` is the report the CLI prints above its error line (it was None: the per-file
+    report was dropped), and the error points at nothing "above"."""
+    ws = tmp_path / "ws"
+    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
+    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
+    host, _ = fake_host(ws, StopsMidWait())
+    with api(host) as (_, client):
+        started = client.post("/api/knowledge-rag/ingest", json={"sourcePaths": ["kb"], "wait": True, "waitS": 30})
+        assert started.status_code == 202, started.text
+        text = client.get(started.headers["location"] + "/events").text  # the stream ends when the job does
+    view = json.loads(text.split("event: done\ndata: ", 1)[1].split("\n", 1)[0])
+    assert view["status"] == "failed" and view["error"]["code"] == "provider", view
+    assert view["error"]["message"] == f"{DOWN}; the wait stopped there, with 1 of 2 file(s) indexed", view
+    assert view["error"]["hint"] == ("start it with 'mnote-kr engine start'; then 'mnote-kr sync --wait 300' "
+                                     "indexes the others"), view
+    assert view["result"]["providerError"] == DOWN, view
+    assert {i["sourcePath"]: i["status"] for i in view["result"]["items"]} == {"kb/a.md": "processed",
+                                                                              "kb/b.md": "submitted"}
+
+
+def test_the_lost_provider_hint_without_a_provider_hint_has_no_bare_then() -> None:
+    report = IngestReport(items=[])
+    assert lost_error(ProviderError(DOWN), report, []).hint == "'mnote-kr sync --wait 300' indexes the others"
+    assert lost_error(ProviderError(DOWN, hint="start it"), report, []).hint == (
+        "start it; then 'mnote-kr sync --wait 300' indexes the others")
 
 
 def test_status_names_an_interrupted_file_and_does_not_count_it_as_being_indexed(stopped: KB) -> None:

@@ -8,7 +8,6 @@ Waits are on conditions (LightRAG's document status, the registry), bounded only
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import random
 import uuid
@@ -18,14 +17,11 @@ from typing import Any
 import httpx
 import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr.app.host import Host
 from mnote_kr.citations.render.statustext import render_status
-from mnote_kr.core.config import DEFAULTS
-from mnote_kr_lightrag.client import settings as lr_settings
 from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from tests.surfaces import engine_host, own_engine
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(1200)]
 REL = "kb/manual.docx"
@@ -50,15 +46,6 @@ def manual_docx(token: str) -> bytes:
     return b.build()
 
 
-def _host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
-    config = copy.deepcopy(DEFAULTS)
-    config["providers"] = {"lightrag": {"url": info.url, "input_dir": info.input_dir,
-                                        "working_dir": info.working_dir}}
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
-    lr_settings.clear_cache()
-    return Host(ws, config=config)
-
-
 def _row(info: EngineInfo, doc_id: str) -> dict[str, Any] | None:
     """LightRAG's own row of the document (its status), or None."""
     answer = httpx.post(f"{info.url}/documents/paginated", headers={"X-API-Key": info.api_key}, timeout=30,
@@ -74,19 +61,17 @@ def _idle(info: EngineInfo) -> bool:
 
 def test_a_file_the_engine_stopped_in_the_middle_of_is_named_and_indexed_again_by_sync(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = tmp_path / "engine"
-    state_dir = base / "state"
-    seed_tiktoken(base / "cache")
+    engine = own_engine(tmp_path, 180)
+    state_dir = engine["state_dir"]
     ws = tmp_path / "ws"
     (ws / "kb").mkdir(parents=True)
     token = uuid.uuid4().hex[:10]
     (ws / REL).write_bytes(manual_docx(token))
     before = hashlib.sha256((ws / REL).read_bytes()).hexdigest()
-    engine = {"data_dir": base / "data", "state_dir": state_dir, "cache_dir": base / "cache", "wait_s": 180}
 
     info = start_engine(**engine)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         host.add_root("kb")
         host.ingest(["kb"])  # sent; no wait
         doc_id = host.registry().entries[REL].light_rag_doc_id
@@ -101,7 +86,7 @@ def test_a_file_the_engine_stopped_in_the_middle_of_is_named_and_indexed_again_b
     try:
         row = _row(info, doc_id)
         assert row is not None and row["status"] == "processing" and _idle(info), row  # what nc26c met
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         status = host.status()
         assert status["registry"]["interrupted"]["paths"] == [REL], status["registry"]
         text = render_status(status)

@@ -13,25 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import cli_env
-
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+from tests.surfaces import MCP_INIT, mcp_library
 
 
 def _background() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _library(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    ws = tmp_path / "ws"
-    (ws / "docs").mkdir(parents=True)
-    (ws / "docs" / "a.md").write_text("A note on glaciers.\n", encoding="utf-8")
-    env = cli_env(tmp_path / "home", None)
-    added = subprocess.run([sys.executable, "-m", "mnote_kr", "roots", "add", "docs", "--no-follow"], cwd=ws, env=env,
-                           capture_output=True, text=True, timeout=120)
-    assert added.returncode == 0, added.stderr
-    return ws, env
 
 
 def _stopped(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
@@ -46,12 +32,12 @@ def _stopped(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
 
 
 def test_ctrl_c_stops_the_stdio_server_while_its_client_keeps_stdin_open(tmp_path: Path) -> None:
-    ws, env = _library(tmp_path)
+    ws, env = mcp_library(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             preexec_fn=_background)
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write(json.dumps(INIT) + "\n")
+    proc.stdin.write(json.dumps(MCP_INIT) + "\n")
     proc.stdin.flush()
     assert json.loads(proc.stdout.readline())["id"] == 1  # serving, and reading stdin again
     code, out, err = _stopped(proc)
@@ -64,12 +50,12 @@ def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> Non
     import os
     import pty
 
-    ws, env = _library(tmp_path)
+    ws, env = mcp_library(tmp_path)
     leader, follower = pty.openpty()
     try:
         proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
                                 stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_background)
-        os.write(leader, (json.dumps(INIT) + "\n").encode())
+        os.write(leader, (json.dumps(MCP_INIT) + "\n").encode())
         assert proc.stdout is not None
         assert json.loads(proc.stdout.readline())["id"] == 1  # serving, and blocked reading the terminal again
         code, _, err = _stopped(proc)
@@ -81,7 +67,7 @@ def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> Non
 
 
 def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp_path: Path) -> None:
-    ws, env = _library(tmp_path)
+    ws, env = mcp_library(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp", "--http"], cwd=ws, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_background)
     assert proc.stdout is not None
@@ -102,7 +88,7 @@ def test_a_closed_stdin_is_one_clear_error_not_a_crash(tmp_path: Path) -> None:
     the server died on it with 'this is a bug'."""
     import os
 
-    ws, env = _library(tmp_path)
+    ws, env = mcp_library(tmp_path)
     done = subprocess.run([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True, capture_output=True,
                           preexec_fn=lambda: os.close(0), timeout=120)
     assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stderr)

@@ -1,9 +1,11 @@
-"""An exact place holding the query's words is not put behind approximate places by meaning (nc26c, round 26).
+"""An exact place holding the query's words among places nearer by meaning (nc26c, round 26).
 
 Replays three searches of nc26c's library (tests/data/ranking/far_meaning_exact.json, its note says how they were
 recorded). ``farInMeaning`` read each file at its cited places only, so a file whose nearest place was one behind them
-(an alternative) lost its words to a one-cell comment nearer than its cited places; and ``meaningAhead`` let a
-one-word heading placed by meaning alone step over the exact row holding the answer.
+(an alternative) lost its words to a one-cell comment nearer than its cited places: it now reads the file at its
+nearest place (``ranking.FILE_AT_NEAREST``, on). ``meaningAhead`` lets a one-word heading placed by meaning alone step
+over the exact row holding the answer, as before round 26: ``meaningahead.OVER_EXACT`` is on (the held-out set
+measured a cost of the rule that stops it). The tests of that rule switch it off.
 """
 
 from __future__ import annotations
@@ -111,3 +113,22 @@ def test_a_file_is_read_at_the_nearest_of_its_places_the_cited_ones_and_those_be
     bare = [Candidate(c.provider_rank, c.file_name, c.text, meaning=c.meaning) for c in cands]
     parts = relevance(words, bare, len(bare))[0][1]
     assert parts["farInMeaning"] == -parts["lexical"]
+
+
+def test_whether_a_place_is_anchored_on_the_query_is_read_only_when_over_exact_is_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ranking._anchored`` matters only to the switched-off rule: with ``OVER_EXACT`` on (the default) a search
+    does not compute it (review r27: every search did), and with it off each candidate is read."""
+    seen: list[str] = []
+    real = ranking._anchored
+
+    def counted(q_terms: set[str], cand: Candidate) -> bool:
+        seen.append(cand.file_name)
+        return real(q_terms, cand)
+
+    monkeypatch.setattr(ranking, "_anchored", counted)
+    on = _files("s4")
+    assert seen == [] and on[0][0] == "docling__word_sample.docx", on[0]
+    monkeypatch.setattr(meaningahead, "OVER_EXACT", False)
+    off = _files("s4")
+    assert len(seen) == len(SEARCHES["s4"]["candidates"]) and off[0][0] == "docling__xlsx_comments.xlsx", off[0]

@@ -5,35 +5,23 @@ file is never touched."""
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import shutil
 from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.engine import seed_tiktoken
 
 from mnote_kr.app.host import Host
-from mnote_kr.core.config import DEFAULTS
 from mnote_kr.models import Citation, QueryRequest
 from mnote_kr.sync.reconcile import reconcile_and_apply
-from mnote_kr_lightrag.client import settings as lr_settings
-from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
+from tests.surfaces import engine_host, own_engine
 
 pytestmark = pytest.mark.integration
 NAME = "tika__testWORD_2006ml.docx"
 NOTE = "[Footnote 1: And this is the footnote]"
 WORDS = "And this is the footnote"
-
-
-def _host(ws: Path, info: EngineInfo, monkeypatch: pytest.MonkeyPatch) -> Host:
-    config = copy.deepcopy(DEFAULTS)
-    config["providers"] = {"lightrag": {"url": info.url, "input_dir": info.input_dir,
-                                        "working_dir": info.working_dir}}
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", info.api_key)
-    lr_settings.clear_cache()
-    return Host(ws, config=config)
 
 
 def _indexed_chunks(host: Host) -> list[str]:
@@ -53,9 +41,8 @@ def _card(host: Host) -> Citation:
 
 def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_searchable(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    base = tmp_path / "engine"
-    state_dir = base / "state"
-    seed_tiktoken(base / "cache")
+    engine = own_engine(tmp_path, 120)
+    state_dir = engine["state_dir"]
     ws = tmp_path / "ws"
     (ws / "kb").mkdir(parents=True)
     shutil.copyfile(CORPUS / "docx" / NAME, ws / "kb" / NAME)
@@ -63,9 +50,9 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
     rel = f"kb/{NAME}"
 
     monkeypatch.setenv("MNOTE_KR_ENGINE_DOCX_NOTES", "0")  # an engine that reads no notes: the older reading
-    info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
+    info = start_engine(**engine)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         host.add_root("kb")
         report = host.ingest(["kb"], wait=True, wait_s=240)
         assert [(i.source_path, i.status) for i in report.items] == [(rel, "processed")], report.items
@@ -78,9 +65,9 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         stop_engine(state_dir)
 
     monkeypatch.delenv("MNOTE_KR_ENGINE_DOCX_NOTES")
-    info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
+    info = start_engine(**engine)
     try:
-        host = _host(ws, info, monkeypatch)
+        host = engine_host(ws, info, monkeypatch)
         status = host.status()["readings"]
         assert (status["older"]["count"], status["older"]["paths"], status["older"]["command"]) == (
             1, [rel], "mnote-kr sync"), status

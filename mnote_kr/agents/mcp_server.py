@@ -131,6 +131,35 @@ def build_server(host: Host, *, allow_writes: bool = False) -> Server[Any]:
 # ----------------------------------------------------------------------------- stdio
 
 
+def refusal(line: str) -> types.JSONRPCError | None:
+    """JSON-RPC's answer to a line that is no JSON-RPC message, or None for a message (the server's to
+    answer): -32700 Parse error (id null) when it is not JSON; -32600 Invalid Request when it is JSON but
+    no message, as the SDK reads one (no method, a list, a bare value), or a request whose id is neither
+    a string nor an integer (the SDK would read it as a notification and answer nothing). The reply
+    carries the line's id when that is a string or an integer, else null."""
+    import pydantic
+
+    try:
+        value = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
+            code=types.PARSE_ERROR, message="Parse error: the line is not JSON"))
+    ident = value.get("id") if isinstance(value, dict) else None
+    if isinstance(ident, bool) or not isinstance(ident, str | int):
+        ident = None
+    try:
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except pydantic.ValidationError:
+        pass
+    else:
+        if not (isinstance(message, types.JSONRPCNotification) and "id" in value):
+            return None
+    return types.JSONRPCError(jsonrpc="2.0", id=ident, error=types.ErrorData(
+        code=types.INVALID_REQUEST, message='Invalid Request: the line is JSON but not a JSON-RPC 2.0 message '
+                                            '("jsonrpc": "2.0", a "method", and an "id" that is a string or an '
+                                            'integer, or none for a notification)'))
+
+
 class _StdinLines:
     """The client's lines, read by a daemon thread from a private copy of stdin's descriptor; while the
     server runs, fd 0 reads the null device (as under the SDK's own claim of stdin, so a child process
@@ -173,23 +202,19 @@ class _StdinLines:
         self.replies: Any = None  # the SDK's write stream, once stdio_server has made it
 
     async def __aiter__(self) -> Any:
-        """The lines that parse as JSON. JSON-RPC answers a line that does not with -32700 Parse error
-        (id null); the SDK's reader would hand it to the server, which answers nothing, and a client
-        waiting for its reply hung (nc26c)."""
+        """The lines that are JSON-RPC messages; each other line is answered here (:func:`refusal`). The
+        SDK's reader would hand it to the server, which answers nothing, and a client waiting for its
+        reply hung (nc26c; review r27)."""
         from mcp.shared.message import SessionMessage
 
         async for line in self._receive:
             if not line.strip():
                 continue
-            try:
-                msgspec.json.decode(line)
-            except msgspec.DecodeError:
-                if self.replies is not None:
-                    error = types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(
-                        code=types.PARSE_ERROR, message="Parse error: the line is not JSON"))
-                    await self.replies.send(SessionMessage(error))
-                continue
-            yield line
+            error = refusal(line)
+            if error is None:
+                yield line
+            elif self.replies is not None:
+                await self.replies.send(SessionMessage(error))
 
     def close(self) -> None:
         """Stop taking lines (a blocked sender then fails, and its thread ends) and give fd 0 back."""

@@ -95,10 +95,12 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float, *, idle: b
 def lost_error(exc: ProviderError, report: IngestReport, followed: list[str]) -> ProviderLostError:
     """The error ``ingest --wait`` ends with when the provider stopped answering during its wait (its engine
     stopped): its own message, how many of the files ``followed`` were indexed, and what indexes the others.
-    ``report`` (its items as the registry has them) goes with it, ``provider_error`` set."""
+    ``report`` (its items as the registry has them) goes with it, ``provider_error`` set: the CLI prints it
+    above the error's line (and says so), the HTTP API's job returns it as its ``result``."""
     status = {item.source_path: item.status for item in report.items}
     done = sum(1 for rel in followed if status.get(rel) == "processed")
     report.provider_error = exc.message
-    hint = "; ".join(filter(None, [exc.hint, "then 'mnote-kr sync --wait 300' indexes the others"]))
+    sync = "'mnote-kr sync --wait 300' indexes the others"
+    hint = f"{exc.hint}; then {sync}" if exc.hint else sync
     return ProviderLostError(f"{exc.message}; the wait stopped there, with {done} of {len(followed)} file(s) "
-                             "indexed (listed above)", report=report, url=exc.url, hint=hint)
+                             "indexed", report=report, url=exc.url, hint=hint)

@@ -367,8 +367,10 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 
 
 @cli.command(help="Locate evidence in a file: one locator (or one per --batch line, in order). "
-                   "FILE may be any readable file; nothing is written (a stateless tool, inside a workspace "
-                   f"or not).\n\n{COUNTING}")
+                   "FILE may be any readable file; it is only read: nothing is written beside it or in a "
+                   "workspace. Only the per-user cache is written: what was read of FILE and the answer "
+                   "(locate/, off with MNOTE_KR_LOCATE_CACHE=0), its key, the plugin list and compiled "
+                   f"patterns.\n\n{COUNTING}")
 @click.argument("file", required=False)
 @click.option("--evidence", default="", help="The cleaned evidence text (locatorEvidenceText).")
 @click.option("--query", default="", help="The user's query.")

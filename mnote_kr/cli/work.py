@@ -34,7 +34,8 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
         report = host.ingest(obj.paths(paths), force=force, wait=wait, wait_s=timeout, limit=limit)
     except ProviderLostError as exc:  # its engine stopped during the wait: what was done, then its one line
         _print_ingest(exc.report, as_json)
-        raise
+        raise ProviderLostError(f"{exc.message} (listed above)", report=exc.report, url=exc.url,
+                                hint=exc.hint) from exc
     _print_ingest(report, as_json)
     # The report is out; when not everything made it (failed, or still being indexed when the
     # wait ended), the exit code and one line say so.

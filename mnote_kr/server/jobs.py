@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from mnote_kr.errors import MnoteKrError
+from mnote_kr.errors import MnoteKrError, ProviderLostError
 
 log = logging.getLogger("mnote_kr.server.app")
 
@@ -54,7 +54,9 @@ class JobView(msgspec.Struct, kw_only=True, rename="camel"):
     """A snapshot of a job, as ``GET /api/jobs/{id}`` returns it.
 
     ``result`` has the same shape as the synchronous call's answer (for ingest, an
-    ``IngestReport``); ``error`` is set when the job failed.
+    ``IngestReport``); ``error`` is set when the job failed. A failed job's ``result`` is None, but for an
+    ingest whose provider stopped answering during its wait: its ``IngestReport`` (``providerError`` set)
+    says which files were indexed before it stopped.
     """
 
     id: str
@@ -178,6 +180,9 @@ class JobManager:
         error: ApiErrorBody | None = None
         try:
             result = msgspec.to_builtins(work(self._progress(job)))
+        except ProviderLostError as exc:  # the provider stopped mid-wait: what was done goes beside the error
+            result = msgspec.to_builtins(exc.report)
+            error = error_body(exc)
         except MnoteKrError as exc:
             error = error_body(exc)
         except Exception:  # noqa: BLE001 - a job must always finish; the body never leaks the text

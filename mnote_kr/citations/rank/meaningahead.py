@@ -12,15 +12,16 @@ The rule: each file read at its first place (its best score), a file whose first
 (``Candidate.meaning``) is at least ``MEANING_LEAD`` above the first place of each file right above it steps over
 them, but not over one on a place the query names (``parts["named"]``) or in the section it names
 (``parts["section"]``), nor over one whose first place is written in another script than the question or its own
-(a cosine across languages is lower for the language alone, so it says nothing about which answers), nor, when its
-own first place is approximate, over one whose first place is exact on the query's words (``OVER_EXACT``).
+(a cosine across languages is lower for the language alone, so it says nothing about which answers). A file whose
+own first place is approximate (placed by meaning alone) steps over one whose first place is exact on the query's
+words as over any other: ``OVER_EXACT`` is on. Switched off, it would not (the rule tried in round 26 and left off).
 Its first place is scored just above the highest it passes (``parts["meaningAhead"]``); its other places stay.
 Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.rank.stepover import Candidate, step_over
 from mnote_kr.citations.text.textnorm import CJK_CLASS, lazy_compile
@@ -55,20 +56,22 @@ def script(text: str) -> str | None:
 
 
 def meaning_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequence[Candidate], query: str,
-                  anchored: Sequence[bool] = ()) -> None:
+                  anchored: Callable[[Candidate], bool] | None = None) -> None:
     """In place: a file whose first place leads the files right above it by meaning steps over them (module
-    docstring). ``anchored``: for each candidate, whether it is exact with its place holding the query's words
-    (``ranking._anchored``), which an approximate place does not step over (``OVER_EXACT``)."""
+    docstring). ``anchored``: whether a candidate is exact with its place holding the query's words
+    (``ranking._anchored``), which an approximate place does not step over when ``OVER_EXACT`` is off; read only
+    then."""
     lead, asked = MEANING_LEAD, script(query)
     if lead is None or asked is None:
         return
+    held = [anchored(c) for c in candidates] if anchored is not None and not OVER_EXACT else []
 
     def comparable(i: int) -> bool:
         c = candidates[i]
         return c.meaning is not None and not c.unplaced and script(c.place or c.text) == asked
 
     def passes(j: int, i: int) -> bool:
-        if not OVER_EXACT and candidates[i].approximate and j < len(anchored) and anchored[j]:
+        if candidates[i].approximate and j < len(held) and held[j]:
             return False
         return (comparable(j) and not out[j][1].get("named") and not out[j][1].get("section")
                 and (candidates[i].meaning or 0.0) - (candidates[j].meaning or 0.0) >= lead)

@@ -478,7 +478,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     exact_ahead(out, candidates, written)
-    meaning_ahead(out, candidates, query, [_anchored(q_terms, c) for c in candidates])
+    meaning_ahead(out, candidates, query, lambda c: _anchored(q_terms, c))  # read only with OVER_EXACT off
     return out
 
 

@@ -490,10 +490,9 @@ def _wider(held: dict[str, Any] | None) -> str:
     if held is None:
         return WIDER
     files = held.get("files") or []
+    # (the first file named is always among those located: ``heldwords`` names and locates the fewest words first)
     if files and files[0] in held.get("located", ()):
         return f"{files[0]} holds every word of the query, but no one place in it holds them together: try fewer words"
-    if files:
-        return f"{held.get('count', len(files))} of the files searched hold every word of the query: search one alone"
     if outside := held.get("outside"):
         return (f"{outside[0]}, not among the files searched, holds every word of the query: search it or the whole "
                 "workspace")
