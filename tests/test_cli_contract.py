@@ -448,11 +448,17 @@ def test_delete_sync_prune_json_and_the_source_stays_byte_identical(tmp_path: Pa
             break
         assert time.monotonic() < deadline, status
     pruned = cli.json("prune")
-    assert set(pruned) == {"removed", "byKind", "keptFailed", "deletesWaiting"}  # added since: all but removed
-    assert pruned["removed"] == ["d/gone.md"] == pruned["byKind"]["stale"] and pruned["keptFailed"] == []
+    assert set(pruned) == {"removed", "byKind", "keptFailed", "deletesWaiting", "keptDeleted"}  # added: all but removed
+    # The file is on disk: the record that keeps it out stays (keptDeleted); once the file is gone it goes.
+    assert pruned["removed"] == [] and pruned["keptDeleted"] == ["d/gone.md"] and pruned["keptFailed"] == []
+    assert cli.json("status")["registry"]["entries"] == 1
+    assert note.exists() and sha(note) == digest
+    note.rename(tmp_path / "gone.md")  # out of the workspace (this test's own file)
+    pruned = cli.json("prune")
+    assert pruned["removed"] == ["d/gone.md"] == pruned["byKind"]["stale"] and pruned["keptDeleted"] == []
     assert cli.json("status")["registry"]["entries"] == 0
     assert cli.json("prune")["removed"] == []
-    assert note.exists() and sha(note) == digest
+    assert sha(tmp_path / "gone.md") == digest
 
 
 # ----------------------------------------------------------------------------- locate

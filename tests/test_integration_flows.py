@@ -185,9 +185,12 @@ def test_delete_then_prune_leave_the_source_byte_identical(host: Host) -> None:
     while host.registry().entries["d/gone.md"].status != "delete_completed" and time.monotonic() < deadline:
         host.sync(wait_s=2)
     assert host.registry().entries["d/gone.md"].status == "delete_completed"
+    assert host.prune() == [] and "d/gone.md" in host.registry().entries  # on disk: its record keeps it out
+    assert sha(note) == digest and note.exists()
+    moved = note.rename(host.root.parent / "gone.md")  # this test's own file, out of the workspace
     assert host.prune() == ["d/gone.md"]
     assert "d/gone.md" not in host.registry().entries
-    assert sha(note) == digest and note.exists()
+    assert sha(moved) == digest
 
 
 def test_unmapped_provider_documents_are_reported_in_status(host: Host, lightrag_engine) -> None:  # noqa: F811, ANN001

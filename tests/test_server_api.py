@@ -150,8 +150,13 @@ def test_server_ingest_search_open_ask_delete_prune(served):
     gone = client.post(f"{API}/open-reference", json={"citationId": fox["citationId"]})
     assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
 
+    # The file is still on disk: its record keeps it out of the knowledge base, so prune keeps it.
     r = client.post(f"{API}/prune-registry")
-    assert r.status_code == 200 and r.json()["removed"] == ["docs/fox.md"]
+    assert r.status_code == 200 and r.json()["removed"] == [] and r.json()["keptDeleted"] == ["docs/fox.md"]
+    assert set(server.host.registry().entries) == {"docs/sub/corpus.md", "docs/fox.md"}
+    (server.host.root / "docs" / "fox.md").unlink()  # gone from disk (the test's own file): the record may go
+    r = client.post(f"{API}/prune-registry")
+    assert r.json()["removed"] == ["docs/fox.md"] and r.json()["keptDeleted"] == []
     assert r.json()["byKind"]["stale"] == ["docs/fox.md"]  # said by kind (deleted: its record is stale)
     again = client.post(f"{API}/prune-registry", json={}).json()
     assert again["removed"] == [] and not any(again["byKind"].values())

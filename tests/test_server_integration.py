@@ -115,10 +115,14 @@ def test_server_integration_ingest_search_open_delete_prune(api):
             assert time.monotonic() < deadline, "LightRAG never confirmed the delete"
             synced = client.post(f"{API}/sync", json={"waitS": 2})
             assert synced.status_code == 200, synced.text
+    kept = client.post(f"{API}/prune-registry").json()
+    assert kept["removed"] == [] and kept["keptDeleted"] == [rel]  # on disk: its record keeps it out
+    assert {p: _sha(p) for p in before} == before  # the user's files are never touched
+    away = md.rename(root.parent / md.name)  # this test's own copy, out of the workspace: the record may go
     pruned = client.post(f"{API}/prune-registry").json()["removed"]
     assert pruned == [rel]
     assert set(server.host.registry().entries) == {"papers/page-breaks.docx"}
-    assert {p: _sha(p) for p in before} == before  # the user's files are never touched
+    assert _sha(away) == before[md]
 
 
 @pytest.mark.integration

@@ -319,12 +319,14 @@ class DeleteResult(Out, kw_only=True, frozen=True):
 
 class PruneResult(Out, kw_only=True, frozen=True):
     """mnote_knowledge_rag_prune: the registry records removed, the same by kind (``moved``, ``stale``,
-    ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records kept and the deletes not confirmed."""
+    ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records kept, the deletes not confirmed and
+    the records of files taken out with delete, kept while the file is on disk (they keep the file out)."""
 
     removed: list[str]
     by_kind: dict[str, list[str]] = {}
     kept_failed: list[str] = []
     deletes_waiting: int = 0
+    kept_deleted: list[str] = []
 
 
 # ----------------------------------------------------------------------------- conversions

@@ -268,7 +268,7 @@ def tool_prune(host: Host, args: PruneInput) -> PruneResult:
     """The prune tool (``--allow-writes``): ``Host.prune``."""
     report = host.prune_report(keep_failed=args.keep_failed)
     return PruneResult(removed=report["removed"], by_kind=report["byKind"], kept_failed=report["keptFailed"],
-                       deletes_waiting=report["deletesWaiting"])
+                       deletes_waiting=report["deletesWaiting"], kept_deleted=report["keptDeleted"])
 
 
 SPECS: dict[str, ToolSpec] = {s.name: s for s in (

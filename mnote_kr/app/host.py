@@ -386,17 +386,22 @@ class Host(HostIngest, HostStatus):
         of moves followed, their files cited under the new path; ``stale``: files deleted, moved away or changed;
         ``failed``: files that failed to index, whose files, still in a root, the next sync sends again;
         ``deleted``, ``duplicate``, ``refused``), ``keptFailed`` (the failed records ``keep_failed`` kept) and
-        ``deletesWaiting`` (records kept until the provider confirms their delete). Where a dropped record says
-        its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
+        ``deletesWaiting`` (records kept until the provider confirms their delete), ``keptDeleted`` (records of
+        files the user took out with ``delete``, kept while the file is on disk: :meth:`_kept_out`). Where a dropped
+        record says its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
         kinds: dict[str, list[str]] = {k: [] for k in ("moved", "stale", "failed", "deleted", "duplicate", "refused")}
         removed: list[str] = []
         kept: list[str] = []
+        kept_out: list[str] = []
         moved: dict[str, str] = {}
         with self.store.transaction() as reg:
             for key, entry in list(reg.entries.items()):
                 if entry.status == "delete_submitted" or entry.pending_action == "delete":
                     continue
                 if not (entry.status in PRUNABLE or entry.stale):
+                    continue
+                if self._kept_out(entry):
+                    kept_out.append(key)
                     continue
                 if entry.stale and (new := pruned_moves.moved_to(entry.stale_reason)):
                     moved[key] = new
@@ -412,13 +417,19 @@ class Host(HostIngest, HostStatus):
                 removed.append(key)
                 kinds.setdefault(kind, []).append(key)
             pruned_moves.keep(self.store.index_dir, moved)  # before the registry is saved without them
-        return {"removed": removed, "byKind": kinds, "keptFailed": kept, "deletesWaiting": self.deletes_waiting()}
+        return {"removed": removed, "byKind": kinds, "keptFailed": kept, "deletesWaiting": self.deletes_waiting(),
+                "keptDeleted": kept_out}
 
     def _forget_words(self, rels: Iterable[str]) -> None:
         """Files no longer cited leave the library's word counts (``libwords``: the weak rule's IDF)."""
         from mnote_kr.citations.caches import libwords
 
         libwords.forget(self.workspace.index_dir, rels)
+
+    def _kept_out(self, entry: SourceEntry) -> bool:
+        """A record of a file the user took out with ``delete``, the file still on disk: the record is what keeps
+        it out (``sync`` and ``watch`` never send it again), so ``prune`` keeps it; once the file is gone it goes."""
+        return entry.stale_reason == USER_DELETED and (self.root / entry.source_root_relative_path).exists()
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""

@@ -302,7 +302,8 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @json_option
 @pass_ctx
 def prune(obj: Ctx, keep_failed: bool, as_json: bool) -> None:
-    """Drop deleted, stale and failed registry records (never pending deletes), and say which of each kind."""
+    """Drop deleted, stale and failed registry records (never pending deletes, nor those of files taken out with
+    'mnote-kr delete' while the file is on disk: they keep the file out), and say which of each kind."""
     report = obj.host().prune_report(keep_failed=keep_failed)
     if as_json:
         emit_json(report)

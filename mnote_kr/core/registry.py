@@ -14,7 +14,8 @@ Entry status machine::
        └───── sync retries ┘              │
     any live status ──source deleted/moved/changed──> stale
     processed|failed|stale|duplicate ──delete──> delete_submitted ──> delete_completed
-    prune drops: delete_completed, stale, failed, duplicate   (never delete_submitted)
+    prune drops: delete_completed, stale, failed, duplicate   (never delete_submitted, nor a user's delete
+                 of a file still on disk: that record keeps the file out)
 
 Only entries processed or being indexed (``submitted``, ``processing``) and not ``stale`` are citable
 (``registry_tags.is_citable_tag``).

@@ -136,12 +136,14 @@ class DeleteResponse(msgspec.Struct, kw_only=True):
 class PruneResponse(msgspec.Struct, kw_only=True, rename="camel"):
     """As ``mnote-kr prune --json``: every path dropped (``removed``), the same by kind (``byKind``: ``moved``,
     ``stale``, ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records ``keepFailed`` kept and
-    the deleted records kept until the provider confirms their delete."""
+    the deleted records kept until the provider confirms their delete, and those of files taken out with delete,
+    kept while the file is on disk (``keptDeleted``: the record keeps the file out)."""
 
     removed: list[str]
     by_kind: dict[str, list[str]] = {}
     kept_failed: list[str] = []
     deletes_waiting: int = 0
+    kept_deleted: list[str] = []
 
 
 class SyncFailure(msgspec.Struct, kw_only=True):
@@ -314,7 +316,7 @@ def prune_registry(api: Api, body: PruneRequest) -> tuple[int, Any]:
     _check_workspace(api.host, body)
     report = api.host.prune_report(keep_failed=body.keep_failed)
     return 200, PruneResponse(removed=report["removed"], by_kind=report["byKind"], kept_failed=report["keptFailed"],
-                              deletes_waiting=report["deletesWaiting"])
+                              deletes_waiting=report["deletesWaiting"], kept_deleted=report["keptDeleted"])
 
 
 def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:

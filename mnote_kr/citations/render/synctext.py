@@ -248,4 +248,9 @@ def render_prune(report: Mapping[str, Any]) -> str:
     if waiting:
         lines.append(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
                      "('mnote-kr sync' asks it; prune again after)")
+    out = report.get("keptDeleted") or []
+    if out:
+        lines.append(f"Kept {len(out)} record(s) of files taken out with 'mnote-kr delete' ({_named(out)}): they "
+                     "keep the files out of the knowledge base while they are on disk ('mnote-kr ingest FILE' takes "
+                     "one back)")
     return "\n".join(lines)

@@ -51,6 +51,7 @@ from . import activity as _activity
 from . import busywait, links, naming
 from . import fallback as _fallback
 from . import interrupted as _interrupted
+from . import parsedtext as _parsedtext
 from . import provider as _p
 from .docrows import DocIndex
 from .http import ProviderHTTPError, ProviderUnavailableError
@@ -95,12 +96,17 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
 
     ``failed`` and ``refused`` entries are not followed: what LightRAG still holds of them is
     deleted (``clean_held``)."""
+    server, began = (prov.settings.url, prov.settings.api_key, id(prov.ctx.transport)), _p.now_s()
     held = [e for e in entries if e.status in HELD]
     entries = [e for e in entries if e.status not in HELD]
     if not held and not entries:
-        return clean_orphans(prov)
-    out = _follow(prov, entries, wait_s) if entries else []
-    return out + (clean_held(prov, held, wait_s) if held else [])
+        out = clean_orphans(prov)
+    else:
+        out = (_follow(prov, entries, wait_s) if entries else []) + (clean_held(prov, held, wait_s) if held else [])
+    # The parsed text of documents LightRAG no longer holds (deleted, or a file's earlier version) leaves the disk.
+    # A listing this call took serves (none older: a document sent since would read as gone).
+    _parsedtext.sweep(prov, _rows.get(server) if _listed.get(server, (0.0,))[0] >= began else None)
+    return out
 
 
 #: Registry statuses whose documents LightRAG must not keep (the registry never cites them).

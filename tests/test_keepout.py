@@ -1,0 +1,43 @@
+"""A file taken out with ``delete`` stays out: ``prune`` keeps the record that keeps it out while the file
+is on disk (a user's delete is a decision, not housekeeping), and drops it once the file is gone (nc27b:
+``delete`` + ``prune`` + ``sync`` indexed the file again, against docs/sync.md's promise)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider
+
+from tests.surfaces import cli_kb
+
+
+def test_a_deleted_file_stays_out_after_prune_and_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
+    kb.run("ingest", "kb", "--wait")
+    kb.run("delete", "kb/a.md")
+    assert kb.host.registry().entries["kb/a.md"].status == "delete_completed"
+    sent = kb.provider.calls.count("ingest")
+
+    out, _ = kb.run("prune")
+    assert "Pruned 0 record(s)" in out
+    assert "Kept 1 record(s) of files taken out with 'mnote-kr delete'" in out and "kb/a.md" in out, out
+    report = json.loads(kb.run("prune", "--json")[0])
+    assert report["removed"] == [] and report["keptDeleted"] == ["kb/a.md"]
+
+    kb.run("sync")  # follows the disk: the file is there, and stays out
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert entry.stale and entry.status == "delete_completed"
+    assert kb.provider.calls.count("ingest") == sent
+    assert "kb/a.md" not in kb.provider.texts or not any(
+        c.source_root_relative_path == "kb/a.md" for c in kb.host.search("amber lamp").results)
+    status = kb.run("status")[0]
+    assert "New:" not in status or "kb/a.md" not in status.split("New:", 1)[1].split("\n", 1)[0], status
+
+    (kb.ws / "kb" / "a.md").unlink()  # the file itself gone: its record may go
+    report = json.loads(kb.run("prune", "--json")[0])
+    assert report["removed"] == ["kb/a.md"] and report["keptDeleted"] == []
+    assert "kb/a.md" not in kb.host.registry().entries
+    assert (kb.ws / "kb" / "b.md").read_text(encoding="utf-8") == "# B\n\nThe blue kettle sings.\n"
