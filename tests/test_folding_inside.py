@@ -81,3 +81,19 @@ def test_a_place_saying_more_across_languages_but_farther_by_meaning_than_the_ba
             if "connected with a spring" in (c.display_quote or c.locator.place_text or "") else c for c in cits]
     places = [c.display_quote or c.locator.place_text or "" for c in behind_by_meaning(cits)]
     assert places[0].startswith("The two general types of self-locking nuts"), places[:3]
+
+
+def test_a_place_saying_one_more_of_the_questions_words_across_languages_does_not_lead() -> None:
+    # the Boots paragraph without "connected": it says 螺母 and 弹簧, one more than the first place's 螺母
+    # (``leads.SAID_MORE``: a dictionary's senses are a loose match, one word is no lead)
+    cits = msgspec.json.decode(json.dumps(SEARCHES["q11"]["citations"]).encode(), type=list[Citation])
+
+    def cut(c: Citation) -> Citation:
+        text = (c.display_quote or c.locator.place_text or "").replace("are connected with", "have")
+        return msgspec.structs.replace(c, display_quote=text, locator=msgspec.structs.replace(
+            c.locator, place_text=text, quote=None))
+
+    cits = [cut(c) if "connected with a spring" in (c.display_quote or c.locator.place_text or "") else c
+            for c in cits]
+    places = [c.display_quote or c.locator.place_text or "" for c in behind_by_meaning(cits)]
+    assert places[0].startswith("The two general types of self-locking nuts"), places[:3]

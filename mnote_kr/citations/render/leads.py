@@ -23,8 +23,8 @@ from mnote_kr.citations.locate.saidacross import across, question_words, said_wo
 from mnote_kr.citations.render.claims import place_key
 from mnote_kr.models import Citation
 
-__all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "exact_nearer", "lead_by_meaning",
-           "said_more"]
+__all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "SAID_SHARE", "exact_nearer",
+           "lead_by_meaning", "said_more"]
 
 #: A label (``folding.LABEL_WORDS``: a caption, a form's field name) takes a first place's lead by meaning like any
 #: place (True: as before round 27). False: a first place that is no label yields by meaning only to a place that is
@@ -32,14 +32,16 @@ __all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_M
 LABELS_LEAD = False
 #: An approximate first place yields to a place behind it saying ``SAID_MORE`` more of the question's words in the
 #: places' language (``saidacross.said_words``), the question in the other script, when that one's cosine is at most
-#: ``SAID_BAND`` below the first's (False: as before round 27). The other way round of ``folding.SAID_STAYS``. Words
-#: said across languages are read through a dictionary's senses, a looser match than words as written: one more word
-#: and ``folding.WORDS_LEAD``'s band (0.03) moved four tuning-set first places off the answer for one gained (r26's
-#: dump refolded: t4_en14 "issue, opinion, reform, supply" against one more, "government"; t4_en05 two more, 0.016
-#: farther); two more within 0.01 kept the gain (t3_zh06, two more, 0.005 farther) and moved none of those.
+#: ``SAID_BAND`` below the first's, and saying ``SAID_SHARE`` of the question's words at least (False: as before round
+#: 27). The other way round of ``folding.SAID_STAYS``. Words said across languages are read through a dictionary's
+#: senses, a looser match than words as written: one more word and ``folding.WORDS_LEAD``'s band (0.03) moved four
+#: tuning-set first places off the answer for one gained (r26's dump refolded: t4_en14 "issue, opinion, reform,
+#: supply" against one more, "government"; t4_en05 two more, 0.016 farther); two more within 0.01 kept the gain
+#: (t3_zh06, 2 of the question's 4 words, 0.005 farther) and still moved t4_en19 out of view (3 of its 8 words).
 SAID_LEADS = True
 SAID_MORE = 2
 SAID_BAND = 0.01
+SAID_SHARE = 0.5
 #: An exact first place yields to an exact place behind it holding as many of the query's words (``folding._held``) and
 #: nearer the question by meaning by ``folding.LEAD_BY_MEANING`` at least (False: an exact first stays, as before
 #: round 27).
@@ -60,9 +62,9 @@ def lead_by_meaning(first: Citation, behind: list[Citation], is_label: Callable[
 
 def said_more(first: Citation, behind: list[Citation], words_of: Callable[[Citation], str]) -> Citation | None:
     """The place behind an approximate ``first`` saying the most of the question's words in the places' language,
-    ``SAID_MORE`` more than ``first`` says at least, its cosine at most ``SAID_BAND`` under the first's
-    (``SAID_LEADS``), the nearest of those saying as many; None when none does or the question is in the places'
-    script."""
+    ``SAID_MORE`` more than ``first`` says and ``SAID_SHARE`` of them at least, its cosine at most ``SAID_BAND`` under
+    the first's (``SAID_LEADS``), the nearest of those saying as many; None when none does or the question is in the
+    places' script."""
     query = first.search_query or ""
     cos = _cos(first)
     if not SAID_LEADS or cos is None or not first.locator_degraded or not query:
@@ -77,7 +79,7 @@ def said_more(first: Citation, behind: list[Citation], words_of: Callable[[Citat
         if not place_key(p.locator) or near is None or near < cos - SAID_BAND:
             continue
         said = len(said_words(query, words_of(p), words))
-        if said >= mine + SAID_MORE and (best is None or (said, near) > best[:2]):
+        if said >= mine + SAID_MORE and said >= SAID_SHARE * len(words) and (best is None or (said, near) > best[:2]):
             best = (said, near, p)
     return best[2] if best else None
 
