@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -22,6 +23,7 @@ from mnote_kr.citations.rank.ranking import fold
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.extremes import extreme_place
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
+from mnote_kr.citations.render.leads import exact_nearer, lead_by_meaning, said_more
 from mnote_kr.citations.render.tablecells import column_keys, named_cell
 from mnote_kr.citations.render.valuerows import (
     asked_about,
@@ -190,14 +192,15 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
             behind = _by_cosine(behind)
         # the nearest by meaning of the places with a cosine: one without (a table's header row, a passage
         # box) keeps the order of the places behind, not an unanchored first place ahead of a nearer one
-        lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
-                   key=lambda p: p.locator.meaning_score or 0.0, default=None)
+        lead = lead_by_meaning(c, behind, _is_label)  # a label, near any question sharing a word, is none
         row, named = _named_cell(c, behind)  # for a question naming a row and a column, that cell first
         row = row if row is not None or named else _value_row(c, behind)  # for a question asking a figure, a row
         row = row if row is not None or named else _extreme(c, behind)  # the largest figure, when asked for
         row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
         lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
-            and not _says_more(c, lead, behind) else _more_words(c, behind)
+            and not _says_more(c, lead, behind) else _more_words(c, behind) \
+            or said_more(c, behind, _place_words) \
+            or exact_nearer(c, behind, partial(_held_by, _terms(c)), LEAD_BY_MEANING)
         if lead is not None and row is None and not named and not _answers(lead):
             # the passage's answer stays before a place nearer by meaning answering nothing; a first place answering
             # nothing yields to the nearest row answering, if any, before such a place
@@ -254,6 +257,17 @@ def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
     rows = [p for p in behind if place_key(p.locator) and is_value_row(_place_words(p), query)]
     return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
                default=None)
+
+
+def _terms(c: Citation) -> QueryTerms | None:
+    """``c``'s query's content terms, each weighing alike (None: no query, or no term in it)."""
+    terms = QueryTerms(c.search_query, {}, 1) if c.search_query else None
+    return terms if terms else None
+
+
+def _held_by(terms: QueryTerms | None, c: Citation) -> set[int]:
+    """:func:`_held`, none for no ``terms``."""
+    return _held(terms, c) if terms is not None else set()
 
 
 def _held(terms: QueryTerms, c: Citation) -> set[int]:

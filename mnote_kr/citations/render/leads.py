@@ -1,0 +1,99 @@
+"""Three more ways a file's first place gives its lead to a place behind it (``folding.behind_by_meaning``).
+
+nc27a found a file's first place losing to its own alternative while the answer was among the places shown:
+
+- "What colour of pen do I need to fill in the visa application?": the form's label "Visa number", a place of the file
+  nearest by meaning outside the cited passage, 0.033 nearer than the passage's "Type or write in block letters, on
+  blue or black ink only", took the lead by meaning (``folding.LEAD_BY_MEANING``). A label of two words is near any
+  question that says one of them: its cosine says little (``LABELS_LEAD``).
+- "哪种自锁螺母的两部分是用弹簧连接的？" over an English handbook: the overview "only three typical kinds of
+  self-locking nuts …" (螺母 said in English) stayed before the Boots paragraph "The two sections are connected with
+  a spring" (螺母, 弹簧, 连接), 0.005 farther by meaning: between places the meaning calls near alike, the words the
+  question says in the places' language decide, as its own words do (``folding.WORDS_LEAD``) (``SAID_LEADS``).
+- "what was the HbA1c result?": the lab table's header row "Test | Result | Reference Range | Flag" (exact on
+  "result") stayed before the row "HbA1c | 6.8% | <5.7% | HIGH" (exact on "hba1c"), 0.09 nearer by meaning. Two
+  exact places holding as many of the question's words are equals by words: meaning decides (``EXACT_BY_MEANING``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mnote_kr.citations.locate.saidacross import across, question_words, said_words
+from mnote_kr.citations.render.claims import place_key
+from mnote_kr.models import Citation
+
+__all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "SAID_SHARE", "exact_nearer",
+           "lead_by_meaning", "said_more"]
+
+#: A label (``folding.LABEL_WORDS``: a caption, a form's field name) takes a first place's lead by meaning like any
+#: place (True: as before round 27). False: a first place that is no label yields by meaning only to a place that is
+#: none either; a label is near any question sharing one of its few words.
+LABELS_LEAD = False
+#: An approximate first place yields to a place behind it saying ``SAID_MORE`` more of the question's words in the
+#: places' language (``saidacross.said_words``), the question in the other script, when that one's cosine is at most
+#: ``SAID_BAND`` below the first's, and saying ``SAID_SHARE`` of the question's words at least (False: as before round
+#: 27). The other way round of ``folding.SAID_STAYS``. Words said across languages are read through a dictionary's
+#: senses, a looser match than words as written: one more word and ``folding.WORDS_LEAD``'s band (0.03) moved four
+#: tuning-set first places off the answer for one gained (r26's dump refolded: t4_en14 "issue, opinion, reform,
+#: supply" against one more, "government"; t4_en05 two more, 0.016 farther); two more within 0.01 kept the gain
+#: (t3_zh06, 2 of the question's 4 words, 0.005 farther) and still moved t4_en19 out of view (3 of its 8 words).
+SAID_LEADS = True
+SAID_MORE = 2
+SAID_BAND = 0.01
+SAID_SHARE = 0.5
+#: An exact first place yields to an exact place behind it holding as many of the query's words (``folding._held``) and
+#: nearer the question by meaning by ``folding.LEAD_BY_MEANING`` at least (False: an exact first stays, as before
+#: round 27).
+EXACT_BY_MEANING = True
+
+
+def _cos(c: Citation) -> float | None:
+    return c.locator.meaning_score
+
+
+def lead_by_meaning(first: Citation, behind: list[Citation], is_label: Callable[[Citation], bool]) -> Citation | None:
+    """The nearest place by meaning behind ``first`` that may take its lead by meaning: with a cosine, inside the file,
+    and no label unless ``first`` is one (``LABELS_LEAD``)."""
+    labels = LABELS_LEAD or is_label(first)
+    return max((p for p in behind if place_key(p.locator) and _cos(p) is not None and (labels or not is_label(p))),
+               key=lambda p: _cos(p) or 0.0, default=None)
+
+
+def said_more(first: Citation, behind: list[Citation], words_of: Callable[[Citation], str]) -> Citation | None:
+    """The place behind an approximate ``first`` saying the most of the question's words in the places' language,
+    ``SAID_MORE`` more than ``first`` says and ``SAID_SHARE`` of them at least, its cosine at most ``SAID_BAND`` under
+    the first's (``SAID_LEADS``), the nearest of those saying as many; None when none does or the question is in the
+    places' script."""
+    query = first.search_query or ""
+    cos = _cos(first)
+    if not SAID_LEADS or cos is None or not first.locator_degraded or not query:
+        return None
+    if not across(query, [words_of(p) for p in (first, *behind)]):
+        return None
+    words = question_words(query)
+    mine = len(said_words(query, words_of(first), words))
+    best: tuple[int, float, Citation] | None = None
+    for p in behind:
+        near = _cos(p)
+        if not place_key(p.locator) or near is None or near < cos - SAID_BAND:
+            continue
+        said = len(said_words(query, words_of(p), words))
+        if said >= mine + SAID_MORE and said >= SAID_SHARE * len(words) and (best is None or (said, near) > best[:2]):
+            best = (said, near, p)
+    return best[2] if best else None
+
+
+def exact_nearer(first: Citation, behind: list[Citation], held: Callable[[Citation], set[int]],
+                 lead: float | None) -> Citation | None:
+    """The exact place behind an exact ``first`` holding as many of the query's words as it and nearer the question by
+    meaning by ``lead`` at least, the nearest of them (``EXACT_BY_MEANING``); None when none is."""
+    cos = _cos(first)
+    if not EXACT_BY_MEANING or lead is None or cos is None or first.locator_degraded:
+        return None
+    mine = len(held(first))
+    if not mine:
+        return None
+    eligible = [p for p in behind if place_key(p.locator) and not p.locator_degraded and _cos(p) is not None
+                and (_cos(p) or 0.0) >= cos + lead and len(held(p)) >= mine]
+    return max(eligible, key=lambda p: _cos(p) or 0.0, default=None)
