@@ -1,4 +1,4 @@
-"""Files found by the query's words beside LightRAG (``mnote_kr.citations.map.heldwords``), replayed on a saved run.
+"""Files named by the query's words beside LightRAG (``mnote_kr.citations.map.heldwords``), replayed on a saved run.
 
 Each labelled question of a ``benchmarks/retrieval.py --dump`` run is searched again through ``pipeline.search`` on a
 copy of that run's store (``--store``: the benchmark's temp dir, ``home`` and ``kb``, with the files, the registry,
@@ -6,16 +6,17 @@ the library's words and the locate caches), LightRAG's answer replayed from the 
 ``all``: one reference per chunk, in its provider rank, its raw chunk as the content), once with the held-words pass
 off and once on. So the two differ only by the pass; against the dump's own results the replay shows its fidelity
 (passages the pipeline dropped are not in ``all``). Printed per set: recall@5, MRR and place@1 of the labelled file
-(``retrieval.evaluate``), off and on; how many searches looked for held files, found some, cited some; the pass's own
-time (mean, p95) beside the search's. The questions whose first file changed are listed for the tuning sets only:
-the held-out sets (``retrieval.HELD_OUT``) are counted, never listed.
+(``retrieval.evaluate``), off and on (the pass names files, it cites none: the
+two must agree, and the searches whose citations differ are counted); how many searches looked for held files and
+found some; the pass's own time (mean, p95) beside the search's. The questions whose first file changed are listed for
+the tuning sets only: the held-out sets (``retrieval.HELD_OUT``) are counted, never listed.
 
 ``--probe N``: sentences copied from the files instead (up to N per file, seeded, from the chunks LightRAG stored:
 what a person copies), LightRAG's list simulated from its own store (the first 20 chunks by the query's vector under
 the store's embedder, ``faiss_index_chunks``: the offline engine builds no graph, so ``mix`` is these chunks), and the
-held-words pass run on each (the store's words, the file's locator): how many sentences' files LightRAG's 20 miss,
-and how many of those the pass cites on the place holding the sentence. ``--fragments``: six words of each (twelve
-characters of a Chinese one), as "extracting text from binary files" is of its sentence.
+held-words pass run on each (the store's words): how many sentences' files LightRAG's 20 miss, and how many of
+those the pass names (``heldWords.files``) with the command that finds the place. ``--fragments``: six words of each
+(twelve characters of a Chinese one), as "extracting text from binary files" is of its sentence.
 
     .venv/bin/python benchmarks/held_words.py DUMP --store DIR [--run e5usexlang] [--sets old,tables,tune3,tune4,tune5]
     .venv/bin/python benchmarks/held_words.py --probe 3 [--fragments] --store DIR
@@ -121,7 +122,7 @@ def probe(tmp: Path, per_file: int, seed: int = 26, pieces: bool = False) -> Non
     if pieces:
         picked = [(f, p) for f, s in picked if len(set(terms(p := fragment(s, rng)))) >= heldwords.MIN_TERMS]
     counts = {"sentences": len(picked), "fileIn20": 0, "firstOff": 0, "firstOn": 0, "top5Off": 0, "top5On": 0,
-              "looked": 0, "cited": 0, "citedOther": 0}
+              "looked": 0, "named": 0, "namedOther": 0}
     for path, sentence in picked:
         entry = live.get(path)
         target = entry.source_root_relative_path if entry is not None else None
@@ -141,16 +142,16 @@ def probe(tmp: Path, per_file: int, seed: int = 26, pieces: bool = False) -> Non
             held = found.diagnostics.get("heldWords")
             if on and held is not None:
                 counts["looked"] += 1
-                counts["cited"] += target in held["cited"]
-                counts["citedOther"] += bool(set(held["cited"]) - {target})
+                counts["named"] += target in held["files"]
+                counts["namedOther"] += bool(set(held["files"]) - {target})
             if on and target not in files[:5]:
-                told = held and {k: held[k] for k in ("files", "count", "located", "cited")}
+                told = held and {k: held[k] for k in ("files", "count")}
                 print(f"  missed: {target}: {sentence[:90]!r}; held {told}")
     kind = "fragments" if pieces else "sentences"
     print(f"probe: {counts['sentences']} {kind} copied from {len(by_file)} files; their file among LightRAG's 20 "
           f"chunks {counts['fileIn20']}; first file off {counts['firstOff']} on {counts['firstOn']}; in the first five "
-          f"off {counts['top5Off']} on {counts['top5On']}; the pass looked {counts['looked']}, cited the sentence's "
-          f"file {counts['cited']}, cited another {counts['citedOther']}")
+          f"off {counts['top5Off']} on {counts['top5On']}; the pass looked {counts['looked']}, named the sentence's "
+          f"file {counts['named']}, named another {counts['namedOther']}")
 
 
 def main() -> int:
@@ -190,7 +191,7 @@ def main() -> int:
     from mnote_kr.citations.map import heldwords
 
     timed: list[float] = []
-    real = heldwords.with_held_files
+    real = heldwords.held_files
 
     def timing(*a: Any, **k: Any) -> Any:
         t0 = time.perf_counter()
@@ -199,7 +200,7 @@ def main() -> int:
         finally:
             timed.append((time.perf_counter() - t0) * 1000)
 
-    heldwords.with_held_files = timing  # type: ignore[assignment]
+    heldwords.held_files = timing  # type: ignore[assignment]
     import msgspec
 
     host = Host(tmp / "kb")
@@ -249,21 +250,25 @@ def main() -> int:
               f"{mean(off, 'place_current'):>8.3f} {mean(on, 'place_current'):>7.3f}")
     looked = len(held)
     found_any = sum(1 for _, h, _, _ in held if h["files"])
-    cited = sum(1 for _, h, _, _ in held if h["cited"])
-    print(f"held-words pass: looked {looked} of {len(labels)} searches, files holding every term {found_any}, "
-          f"cited {cited}; said weak: off {weak['off']}, on {weak['on']}")
+
+    def shown(name: str, qid: str) -> list[Any]:
+        return [(c["sourceRootRelativePath"], c["locator"], c.get("displayQuote")) for c in out[name]["results"][qid]]
+
+    differ = sum(1 for q in labels if shown("off", q["id"]) != shown("on", q["id"]))
+    print(f"held-words pass: looked {looked} of {len(labels)} searches, files holding every term {found_any}; "
+          f"searches whose citations differ off and on {differ}; said weak: off {weak['off']}, on {weak['on']}")
     for q, h, before, after in held:
-        if not h["cited"] and not h["files"]:
+        if not h["files"]:
             continue
         target = "docs/" + Path(q["doc"]).name
         moved = before[:1] != after[:1]
         if q["set"] in HELD_OUT:
             continue  # counted above, never listed
-        print(f"  {q['id']} [{q['set']}] {q['q'][:70]!r}: holding {h['files']} cited {h['cited']}; first "
+        print(f"  {q['id']} [{q['set']}] {q['q'][:70]!r}: holding {h['files']}; first "
               f"{before[:1]} -> {after[:1]}{' (moved)' if moved else ''}; labelled {target}")
-    heldout = [(q, h, b, a) for q, h, b, a in held if q["set"] in HELD_OUT and h["cited"]]
+    heldout = [(q, h, b, a) for q, h, b, a in held if q["set"] in HELD_OUT and h["files"]]
     if heldout:
-        print(f"  held-out: {len(heldout)} search(es) cited a held file, first file changed in "
+        print(f"  held-out: {len(heldout)} search(es) named a held file, first file changed in "
               f"{sum(1 for _, _, b, a in heldout if b[:1] != a[:1])}")
     for name, values in ms.items():
         if values:

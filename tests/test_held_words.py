@@ -1,10 +1,12 @@
-"""A sentence copied from a file finds that file though the provider did not return it (``map.heldwords``), and the
-messages say what the library's words say: a phrase held by a file the search did not cite is weak, and a scoped
-search is sent to a wider one only when that would find more of the query (nc26b finding 1)."""
+"""A sentence copied from a file the provider did not return is not cited from it (DESIGN principle 2: LightRAG does
+retrieval), but the search names that file and the ``mnote-kr locate`` command that finds the place in it
+(``map.heldwords``), in every surface: a phrase held by a file the search did not cite is weak, and a scoped search is
+sent to a wider one only when that would find more of the query (nc26b finding 1, review r27 finding 7)."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,7 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
+from mnote_kr.agents.tools import weak_note
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.caches import libwords
@@ -43,7 +46,8 @@ class Recorded(FakeProvider):
         refs = [ProviderReference(provider="fake", file_path=self.name_for(rel), chunk_id=f"chunk-{k}",
                                   doc_id=f"doc-{k}", content=text, rank=k)
                 for k, (rel, text) in enumerate(self.passages.items())]
-        return ProviderQueryResult(provider="fake", references=refs)
+        return ProviderQueryResult(provider="fake", references=refs,
+                                   answer="Text is extracted by a module [1]." if request.want_answer else None)
 
 
 @pytest.fixture
@@ -67,38 +71,82 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
     yield host
 
 
-def test_a_phrase_copied_from_a_file_the_provider_did_not_return_is_cited_first_on_its_paragraph(kb: Host) -> None:
+def locate_command(host: Host, rel: str, query: str) -> str:
+    """The command the search names for a file holding the query's words."""
+    return f"mnote-kr locate {host.root / rel} --query \"{query}\""
+
+
+def files_of(result: Any) -> list[str]:
+    return [c.source_root_relative_path for c in result.results]
+
+
+def test_a_phrase_copied_from_a_file_the_provider_did_not_return_is_named_with_its_locate_command_not_cited(
+        kb: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     before = digest_tree(kb.root / "docs")
     result = kb.search(QUERY, scope=[])
-    first = result.results[0]
-    assert first.source_root_relative_path == ENDNOTES
-    assert first.locator.paragraph_index == 11 and not first.locator_degraded  # ¶12 to a reader, exact
-    assert "extracting text from binary files" in (first.display_quote or "")
-    assert not result.weak
+    assert ENDNOTES not in files_of(result)
     held = result.diagnostics["heldWords"]
-    assert held["cited"] == [ENDNOTES] and held["terms"] == ["binary", "extract", "file", "module", "software", "text"]
-    # the provider's files are still cited, behind it
-    assert {c.source_root_relative_path for c in result.results[1:]} >= {"docs/pdfjs__tracemonkey.md"}
+    assert held["files"] == [ENDNOTES] and held["terms"] == ["binary", "extract", "file", "module", "software", "text"]
+    assert "cited" not in held and "located" not in held  # nothing of it is cited, nothing located
+    assert held["locate"] == {ENDNOTES: locate_command(kb, ENDNOTES, QUERY)}
+    assert held["note"] == (f"{ENDNOTES} holds every word of the query, and LightRAG returned no passage of it, so it "
+                            f"is not cited: '{locate_command(kb, ENDNOTES, QUERY)}' finds the place in it")
+    # the results are LightRAG's references, as with the pass off (the first card's quote holds "binary": not weak)
+    monkeypatch.setattr(heldwords, "HELD_WORDS", False)
+    off = kb.search(QUERY, scope=[])
+    assert [(c.citation_id, c.locator) for c in result.results] == [(c.citation_id, c.locator) for c in off.results]
+    assert not result.weak and not off.weak
     assert digest_tree(kb.root / "docs") == before
+
+
+def test_the_named_locate_command_finds_the_paragraph_holding_the_phrase(kb: Host) -> None:
+    from click.testing import CliRunner
+
+    from mnote_kr.cli.main import cli
+
+    command = kb.search(QUERY, scope=[]).diagnostics["heldWords"]["locate"][ENDNOTES]
+    words = shlex.split(command)
+    assert words[:2] == ["mnote-kr", "locate"]
+    out = CliRunner().invoke(cli, [*words[1:], "--json"])
+    assert out.exit_code == 0, out.output
+    locator = json.loads(out.output)
+    assert locator["paragraphIndex"] == 11 and not locator["locatorDegraded"]  # ¶12 to a reader, exact
 
 
 def test_switched_off_the_file_is_missing_and_its_words_are_not_read(kb: Host, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(heldwords, "HELD_WORDS", False)
     result = kb.search(QUERY, scope=[])
-    assert ENDNOTES not in {c.source_root_relative_path for c in result.results}
+    assert ENDNOTES not in files_of(result)
     assert "heldWords" not in result.diagnostics
 
 
-def test_a_search_scoped_to_the_file_holding_the_phrase_cites_it(kb: Host) -> None:
+def test_a_search_scoped_to_the_file_holding_the_phrase_cites_nothing_and_says_how_to_find_the_place(kb: Host) -> None:
     result = kb.search(QUERY, scope=[ENDNOTES])
-    assert [c.source_root_relative_path for c in result.results] == [ENDNOTES]
-    assert result.results[0].locator.paragraph_index == 11
-    assert "noResults" not in result.diagnostics
+    assert not result.results
+    message = result.diagnostics["noResults"]["message"]
+    assert result.diagnostics["heldWords"]["note"] in message
+    assert locate_command(kb, ENDNOTES, QUERY) in message and "search a wider folder" not in message
 
 
-def test_the_shorter_phrase_is_found_too_and_not_said_weak(kb: Host) -> None:
-    result = kb.search("extracting text from binary files", scope=[])
-    assert result.results[0].source_root_relative_path == ENDNOTES and not result.weak
+def test_the_shorter_phrase_names_the_file_too(kb: Host) -> None:
+    short = "extracting text from binary files"
+    result = kb.search(short, scope=[])
+    assert ENDNOTES not in files_of(result)
+    assert result.diagnostics["heldWords"]["locate"] == {ENDNOTES: locate_command(kb, ENDNOTES, short)}
+
+
+def test_a_file_changed_since_indexed_is_named_with_sync(kb: Host) -> None:
+    path = kb.root / ENDNOTES  # the test's own copy in tmp_path
+    path.write_bytes(path.read_bytes() + b"\0" * 16)  # changed since indexed (its size), no sync
+    held = kb.search(QUERY, scope=[]).diagnostics["heldWords"]
+    assert held["changed"] == [ENDNOTES]
+    assert "'mnote-kr sync' re-indexes it" in held["note"] and locate_command(kb, ENDNOTES, QUERY) in held["note"]
+
+
+def test_ask_cites_only_what_lightrag_returned_and_names_the_file(kb: Host) -> None:
+    asked = kb.ask(QUERY, scope=[])
+    assert asked.citations and ENDNOTES not in {c.source_root_relative_path for c in asked.citations}
+    assert any(locate_command(kb, ENDNOTES, QUERY) in n for n in asked.notes)
 
 
 def test_a_passage_found_holding_every_word_leaves_the_search_to_the_provider(kb: Host) -> None:
@@ -112,8 +160,8 @@ def test_a_scope_whose_files_lack_the_words_names_the_file_outside_it_that_holds
     result = kb.search(QUERY, scope=[NOTES])
     assert not result.results
     assert result.diagnostics["noResults"]["message"].endswith(
-        "docs/poi__endnotes.docx, not among the files searched, holds every word of the query: search it or the whole "
-        "workspace")
+        f"{ENDNOTES}, not among the files searched, holds every word of the query, and LightRAG returned no passage of "
+        f"it, so it is not cited: '{locate_command(kb, ENDNOTES, QUERY)}' finds the place in it")
 
 
 def test_a_scope_is_not_sent_to_a_wider_search_when_no_file_and_no_passage_holds_the_words(kb: Host) -> None:
@@ -139,36 +187,41 @@ def test_the_library_s_files_holding_every_term_are_read_from_their_words(tmp_pa
 TRACEMONKEY = place("c1", "In particular, the bitops benchmarks are short programs that perform many bitwise "
                     "operations, so TraceMonkey can cover the entire program with 1 or 2 traces that operate on "
                     "integers.", "pdfjs__tracemonkey.pdf", lexical=0.14)
+CMD = 'mnote-kr locate /kb/poi__endnotes.docx --query "A software module for extracting text from binary files"'
+NOTE = ("poi__endnotes.docx holds every word of the query, and LightRAG returned no passage of it, so it is not "
+        f"cited: '{CMD}' finds the place in it")
 HELD = {"terms": ["binary", "extract", "file", "module", "software", "text"], "files": ["poi__endnotes.docx"],
-        "count": 1, "located": ["poi__endnotes.docx"], "cited": [], "elsewhere": False}
+        "count": 1, "elsewhere": False, "locate": {"poi__endnotes.docx": CMD}, "changed": [], "note": NOTE}
 
 
-def test_a_phrase_whose_first_card_holds_none_of_its_words_is_weak_when_a_file_not_cited_holds_them_all() -> None:
+def test_a_phrase_whose_first_card_holds_none_of_its_words_is_weak_and_told_the_locate_command() -> None:
     reason = held_reason([TRACEMONKEY], QUERY, HELD, None)
-    assert reason is not None and reason.startswith("no passage found holds every word of the query, while "
-                                                    "poi__endnotes.docx holds them all")
-    assert "no one place in it holds them together" in reason
-
-
-def test_a_file_not_located_is_named_without_saying_where_its_words_stand() -> None:
-    reason = held_reason([TRACEMONKEY], QUERY, {**HELD, "located": [], "count": 4}, None)
-    assert reason is not None and "poi__endnotes.docx (and 3 more file(s)) holds them all" in reason
-    assert "together" not in reason
+    assert reason == ("no passage found holds every word of the query, and the passages shown are only the nearest by "
+                      f"meaning; {NOTE}")
+    assert weak_note(reason).endswith("tell the user which file holds the query's words, that it is not cited, and "
+                                      "the command that finds the place in it.")
 
 
 def test_the_weak_rule_s_nothing_answers_it_gives_way_to_the_file_holding_the_words() -> None:
     before = "only common words of the query (text) are in the passages found: nothing in your files clearly answers it"
     reason = held_reason([TRACEMONKEY], "what extracts text from binary files in a software module?", HELD, before)
-    assert reason is not None and "poi__endnotes.docx holds them all" in reason
+    assert reason is not None and NOTE in reason and "nothing in your files" not in reason
 
 
 def test_a_question_or_a_first_card_holding_a_word_of_the_phrase_is_not_made_weak() -> None:
     assert held_reason([TRACEMONKEY], "which software module extracts text from binary files?", HELD, None) is None
     worded = msgspec.structs.replace(TRACEMONKEY, display_quote="a binary file")
     assert held_reason([worded], QUERY, HELD, None) is None
-    assert held_reason([TRACEMONKEY], QUERY, {**HELD, "files": []}, None) is None
-    cited = place("c2", "A software module for extracting text from binary files.", "poi__endnotes.docx")
-    assert held_reason([TRACEMONKEY, cited], QUERY, {**HELD, "cited": ["poi__endnotes.docx"]}, None) is None
+    assert held_reason([TRACEMONKEY], QUERY, {**HELD, "files": [], "note": None}, None) is None
+
+
+def test_the_note_is_said_once_a_search_beside_its_weak_verdict() -> None:
+    from mnote_kr.citations.render.alsoasked import held_note
+
+    assert held_note({"heldWords": HELD}, None) == f"note: {NOTE}"
+    assert held_note({"heldWords": HELD}, held_reason([TRACEMONKEY], QUERY, HELD, None)) is None
+    assert held_note({"heldWords": {**HELD, "files": [], "note": None}}, None) is None
+    assert held_note({}, None) is None
 
 
 class _Reg:
@@ -181,27 +234,51 @@ class _Reg:
 
 @pytest.mark.parametrize(("held", "wider"), [
     (None, True),  # nothing known of the words: as before
-    ({**HELD, "files": [], "scopeCounted": True, "elsewhere": True}, True),  # a passage outside holds them
-    ({**HELD, "files": [], "scopeCounted": False}, True),  # a file searched has no words counted
-    ({**HELD, "files": [], "scopeCounted": True}, False),  # nowhere: a wider search finds no more
-    ({**HELD, "files": [], "scopeCounted": True, "outside": ["b.md"]}, False),  # named: "search it or the whole ..."
-    ({**HELD, "scopeCounted": True}, False),  # the file searched holds them, in no one place
+    ({**HELD, "files": [], "note": None, "scopeCounted": True, "elsewhere": True}, True),  # a passage outside has them
+    ({**HELD, "files": [], "note": None, "scopeCounted": False}, True),  # a file searched has no words counted
+    ({**HELD, "files": [], "note": None, "scopeCounted": True}, False),  # nowhere: a wider search finds no more
+    # outside, a passage of it returned (no locate command): "search it or the whole workspace"
+    ({**HELD, "files": [], "note": None, "scopeCounted": True, "outside": ["b.md"], "locate": {}}, False),
+    ({**HELD, "scopeCounted": True}, False),  # the file searched holds them: its locate command
 ])
 def test_a_scoped_search_is_sent_wider_only_when_that_finds_more_of_the_query(held: dict[str, Any] | None,
                                                                              wider: bool) -> None:
     message = why_no_results(_Reg(), {"outOfScope": 20}, True, (), held)["message"]  # type: ignore[arg-type]
     assert message.startswith("passages were found only in sources that cannot be cited (20 outside the files")
     assert ("search a wider folder or the whole workspace" in message) is wider
+    assert (NOTE in message) is bool(held and held.get("note"))
 
 
-def test_the_cli_and_the_agent_tool_say_the_file_was_found_by_its_words(kb: Host) -> None:
+def test_a_search_with_no_passage_names_the_file_holding_the_words() -> None:
+    why = why_no_results(_Reg(), {}, False, (), HELD)  # type: ignore[arg-type]
+    assert why["reason"] == "no_match" and why["message"] == f"nothing LightRAG returned matched the query; {NOTE}"
+
+
+def test_the_cli_the_agent_tool_and_json_name_the_file_and_the_locate_command(kb: Host) -> None:
     from mnote_kr.agents.contracts import QueryInput
     from mnote_kr.agents.tools import tool_query
     from tests.surfaces import cli_search
 
+    note = kb.search(QUERY, scope=[]).diagnostics["heldWords"]["note"]
     text = cli_search(kb, QUERY, False)
-    assert text.startswith("[") and "docs/poi__endnotes.docx" in text.splitlines()[0]
-    assert ("found by its words: docs/poi__endnotes.docx holds every word of the query, and LightRAG returned no "
-            "passage of it") in text
+    *cards, last = text.rstrip("\n").split("\n")
+    assert last == f"note: {note}" and ENDNOTES not in "\n".join(cards)  # named under the cards, no card of it
+    data = json.loads(cli_search(kb, QUERY, True))
+    assert data["diagnostics"]["heldWords"]["note"] == note
+    assert ENDNOTES not in {c["sourceRootRelativePath"] for c in data["results"]}
     notes = tool_query(kb, QueryInput(query=QUERY)).notes
-    assert any(n.startswith("found by its words: docs/poi__endnotes.docx") for n in notes)
+    assert any(note in n for n in notes)
+    asked = tool_query(kb, QueryInput(query=QUERY, want_answer=True))
+    assert any(note in n for n in asked.notes)
+    assert ENDNOTES not in {c.source_root_relative_path for c in asked.citations}
+
+
+def test_the_web_search_page_names_the_file_and_the_locate_command(kb: Host) -> None:
+    from html import escape
+
+    from tests.surfaces import api, web_page
+
+    note = kb.search(QUERY, scope=[]).diagnostics["heldWords"]["note"]
+    with api(kb) as (server, _):
+        html = web_page(server, f"/?q={QUERY.replace(' ', '+')}")
+    assert f'<p class="note">note: {escape(note)}</p>' in html

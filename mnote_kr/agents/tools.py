@@ -44,7 +44,7 @@ from mnote_kr.agents.contracts import (
     object_schema,
 )
 from mnote_kr.citations.map.request import MAX_QUERY_CHARS, check_query_length
-from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
+from mnote_kr.citations.render.alsoasked import also_searched, held_note
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
 from mnote_kr.models import OpenPlan
@@ -195,12 +195,16 @@ def _part(value: Any, shape: type[T]) -> T:
 
 def weak_note(weak: str) -> str:
     """The note a weak search adds for the agent: nothing clearly answers, or (the first place in another script
-    than the query: ``noresults.ACROSS_LANGUAGES``) words could not check the place found by meaning."""
+    than the query: ``noresults.ACROSS_LANGUAGES``) words could not check the place found by meaning, or a file not
+    cited holds the query's words (``weakabsent.held_reason``)."""
     from mnote_kr.citations.render.noresults import ACROSS_LANGUAGES
 
     if weak == ACROSS_LANGUAGES:
         return (f"Weak result: {weak}. Read the first passage before using it: if it answers, say it was found "
                 "by meaning in another language; if not, tell the user nothing clearly answers.")
+    if "'mnote-kr locate " in weak:  # a file holds every word of the query (``map.heldwords``)
+        return (f"Weak result: {weak}. Do not present these passages as the answer: tell the user which file holds "
+                "the query's words, that it is not cited, and the command that finds the place in it.")
     return f"Weak result: {weak}. Tell the user nothing clearly answers; do not present these as the answer."
 
 
@@ -225,7 +229,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         notes = list(diagnostics.get("notes", []))
         # (ask's notes have them already)
         notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics),
-                               also_searched(diagnostics, citations), found_by_words(diagnostics, citations)])
+                               also_searched(diagnostics, citations), held_note(diagnostics, found.weak_reason)])
         missing = list(found.not_indexed)
         query = found.query
         weak = found.weak_reason

@@ -22,7 +22,7 @@ from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
-from mnote_kr.citations.render.alsoasked import found_by_words
+from mnote_kr.citations.render.alsoasked import held_note
 from mnote_kr.citations.render.claims import id_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
@@ -76,7 +76,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
         notes.append(f"Weak result: {weak}.")
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics),
-                           found_by_words(diagnostics, citations)])
+                           held_note(diagnostics, weak if citations else None)])
     return AgentQueryResult(query=" ".join(query.split()), mode=mode, answer=answer, citations=citations, notes=notes,
                             not_indexed=missing, weak=weak is not None, weak_reason=weak,
                             sentences=sentences), diagnostics

@@ -307,8 +307,7 @@ def build_citations(
 def _built(host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str],
            holders: placechunk.Holders) -> tuple[list[Citation], dict[str, Any], Unanchored]:
     ctx = host.context()
-    result, by_words = heldwords.with_held_files(host, reg, result, query, scope,
-                                             lambda request, st: _locate(host.plugins, request, st, None))
+    by_words = heldwords.held_files(host, reg, result, query, scope)  # named, never cited
     entries = reg.by_provider_name()
     dropped: Counter[str] = Counter()
     since: dict[str, set[str]] = {}  # files changed or gone on disk since they were indexed, no sync seen

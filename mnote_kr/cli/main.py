@@ -373,7 +373,8 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
                    "(locate/, off with MNOTE_KR_LOCATE_CACHE=0), its key, the plugin list and compiled "
                    f"patterns.\n\n{COUNTING}")
 @click.argument("file", required=False)
-@click.option("--evidence", default="", help="The cleaned evidence text (locatorEvidenceText).")
+@click.option("--evidence", default="",
+              help="The cleaned evidence text (locatorEvidenceText); without it, the query's words are the evidence.")
 @click.option("--query", default="", help="The user's query.")
 @click.option("--sidecar", type=click.Path(dir_okay=False), help="LightRAG blocks.jsonl of the document.")
 @click.option("--block-id", default=None, help="The sidecar block the evidence came from.")
@@ -392,7 +393,8 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
         return
     if not file:
         raise UsageError("Give a FILE or --batch REQUESTS.jsonl")
-    locator = locate_one(loaded, {"file": file, "evidence": evidence, "query": query,
+    # the query alone finds its place (the command a search names for a file holding its words: map.heldwords)
+    locator = locate_one(loaded, {"file": file, "evidence": evidence or query, "query": query,
                                   "sidecar": sidecar, "blockId": block_id})
     if as_json:
         emit_json(locator)

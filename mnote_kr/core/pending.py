@@ -112,6 +112,11 @@ def ingest_command(rel: str) -> str:
     return f"mnote-kr ingest {_quoted(rel)}"
 
 
+def locate_command(path: str, query: str) -> str:
+    """The ``locate`` that finds the place of ``query`` in the file at ``path`` (absolute: it runs from any folder)."""
+    return f"mnote-kr locate {_quoted(path)} --query {_quoted(' '.join(query.split()))}"
+
+
 class LeftBehind(msgspec.Struct, kw_only=True, rename="camel"):
     """A file of a root that does not follow, not citable as it is on disk, and the commands that fix it."""
 

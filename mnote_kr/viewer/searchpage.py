@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
+from mnote_kr.citations.render.alsoasked import held_note
 from mnote_kr.citations.render.cards import not_indexed_text, unnamed_line
 from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.models import Citation, SearchResults
@@ -106,6 +107,8 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
                          'Below, one line each, the passages nearest by meaning; click one to see it.</p>')
         parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
         parts.append(_cards(results.results, results.query, weak=weak))
+        if held := held_note(results.diagnostics, results.weak_reason if weak else None):
+            parts.append(f'<p class="note">{escape(held)}</p>')  # a file LightRAG returned nothing of holds the words
         for item in results.not_indexed:
             parts.append(f'<p class="not-indexed">{escape(item.source_path)}: not indexed '
                          f'({escape(not_indexed_text(item))})</p>')

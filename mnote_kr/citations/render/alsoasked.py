@@ -1,5 +1,6 @@
 """The line a search says when the provider also asked the question in other words (a translation)
-and that brought a file the user is shown: ``also searched as: <translation>``.
+and that brought a file the user is shown: ``also searched as: <translation>``; and the line naming a file holding
+every word of the query that LightRAG returned no passage of (:func:`held_note`).
 
 The provider says what it did in the search's ``diagnostics.translation`` (docs/http-api.md):
 ``text`` (the words it also asked) and ``added`` (the provider's paths of the files those words
@@ -26,16 +27,12 @@ def also_searched(diagnostics: dict[str, Any], citations: Sequence[Citation]) ->
     return f"also searched as: {found['text']}"
 
 
-def found_by_words(diagnostics: dict[str, Any], citations: Sequence[Citation]) -> str | None:
-    """``found by its words: FILE ...`` when a citation shown is of a file the host found by the query's words, not
-    the provider (``diagnostics.heldWords.cited``: ``map.heldwords``): its place leads on those words, not on the
-    provider's order, and the reader is told so."""
+def held_note(diagnostics: dict[str, Any], weak: str | None) -> str | None:
+    """``note: FILE holds every word of the query, and LightRAG returned no passage of it, so it is not cited: 'mnote-kr
+    locate ...' finds the place in it`` (``diagnostics.heldWords.note``: ``map.heldwords``), unless the weak reason
+    ``weak`` says it already."""
     held = diagnostics.get("heldWords") if isinstance(diagnostics, dict) else None
-    cited = set(held.get("cited") or ()) if isinstance(held, dict) else set()
-    shown = [rel for rel in dict.fromkeys(c.source_root_relative_path for c in citations) if rel in cited]
-    if not shown:
+    line = held.get("note") if isinstance(held, dict) else None
+    if not line or line in (weak or ""):
         return None
-    names = ", ".join(shown)
-    one = len(shown) == 1
-    return (f"found by its words: {names} {'holds' if one else 'hold'} every word of the query, and LightRAG returned "
-            f"no passage of {'it' if one else 'them'}")
+    return f"note: {line}"

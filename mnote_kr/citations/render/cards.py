@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from mnote_kr.citations.map.stillindexing import REASON as STILL_INDEXING
-from mnote_kr.citations.render.alsoasked import also_searched, found_by_words
+from mnote_kr.citations.render.alsoasked import also_searched, held_note
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
@@ -157,8 +157,10 @@ def render_search(result: SearchResults) -> str:
     out += _not_indexed_lines(result.not_indexed, _sent_count(diagnostics), _sent_count(diagnostics, "newNotIngested"))
     out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     out += _cards(result.results, weak=result.weak)
-    # a translation's file among them, a file found by the query's words
-    out += filter(None, [also_searched(diagnostics, result.results), found_by_words(diagnostics, result.results)])
+    # a translation's file among them; a file holding the query's words LightRAG returned nothing of (without
+    # results the no-results message names it)
+    out += filter(None, [also_searched(diagnostics, result.results),
+                         held_note(diagnostics, result.weak_reason) if result.results else None])
     if not out:
         why = diagnostics.get("noResults")
         message = why.get("message") if isinstance(why, dict) else None

@@ -464,6 +464,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
         fixes = []
         if scoped and unusable.get("outOfScope"):
             fixes.append(_wider(held))
+        elif held and held.get("note"):
+            fixes.append(str(held["note"]))
         if stale:
             # (sync and watch leave a changed file stale only in a root added with --no-follow)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
@@ -476,6 +478,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
                 "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); "
                            + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
+    if held and held.get("note"):
+        return {"reason": "no_match", "message": f"nothing LightRAG returned matched the query{extra}; {held['note']}"}
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 
 
@@ -489,11 +493,9 @@ def _wider(held: dict[str, Any] | None) -> str:
     workspace, which missed it too."""
     if held is None:
         return WIDER
-    files = held.get("files") or []
-    # (the first file named is always among those located: ``heldwords`` names and locates the fewest words first)
-    if files and files[0] in held.get("located", ()):
-        return f"{files[0]} holds every word of the query, but no one place in it holds them together: try fewer words"
-    if outside := held.get("outside"):
+    if held.get("note"):  # a file LightRAG returned no passage of holds them: its locate command
+        return str(held["note"])
+    if outside := held.get("outside"):  # (a passage of it was returned: searching it cites that)
         return (f"{outside[0]}, not among the files searched, holds every word of the query: search it or the whole "
                 "workspace")
     if not held.get("scopeCounted") or held.get("elsewhere"):

@@ -122,30 +122,20 @@ def held_reason(citations: list[Citation], query: str, held: dict[str, Any] | No
     """The weak reason of a search when files of the library hold every word of the query and no passage found does
     (``map.heldwords``: ``held``, the search's ``heldWords``), else ``weak`` (the weak rule's reason, or None).
 
-    A file holding the query's every word that no citation is in (its place not anchored on them, or not located:
-    ``heldwords.MAX_LOCATED``) is named: a search the weak rule calls weak does not say "nothing in your files
-    clearly answers it" when a file holds every word, and a phrase (no question: its words are the file's own
-    words, not a question's) whose first card's quote holds none of its words is weak, not an answer held up by the
-    provider's order alone: nc26b Q10, "A software module for extracting text from binary files", had a card of
-    ``pdfjs__tracemonkey.pdf`` first, 0 of the query's 6 content terms, not weak, while ``poi__endnotes.docx``
-    holds it as written."""
-    from mnote_kr.citations.map.heldwords import not_cited
+    The file holding the query's every word, which LightRAG returned no passage of and the search does not cite, is
+    named with the command that finds the place in it (``held["note"]``): a search the weak rule calls weak does not
+    say "nothing in your files clearly answers it" when a file holds every word, and a phrase (no question: its words
+    are the file's own words, not a question's) whose first card's quote holds none of its words is weak, not an
+    answer held up by the provider's order alone: nc26b Q10, "A software module for extracting text from binary
+    files", had a card of ``pdfjs__tracemonkey.pdf`` first, 0 of the query's 6 content terms, not weak, while
+    ``poi__endnotes.docx`` holds it as written."""
     from mnote_kr.citations.text.latinwords import is_question
 
-    if not HELD or not citations or held is None:
-        return weak
-    shown = {c.source_root_relative_path for c in citations}
-    if set(held.get("cited", ())) & shown:
-        return weak  # a file found by its words is cited on the place holding them
-    files = not_cited(held, shown)
-    if not files:
+    if not HELD or not citations or held is None or not held.get("note"):
         return weak
     first = citations[0]
     if weak is None and (is_question(query) or set(terms(first.display_quote or first.raw_quote or ""))
                          & set(held.get("terms", ()))):
         return None
-    more = int(held.get("count", len(files))) - 1
-    name = files[0] + (f" (and {more} more file(s))" if more > 0 else "")
-    together = ", and no one place in it holds them together" if files[0] in held.get("located", ()) else ""
-    return (f"no passage found holds every word of the query, while {name} holds them all; LightRAG returned none of "
-            f"its passages{together}: the passages shown are only the nearest by meaning")
+    return ("no passage found holds every word of the query, and the passages shown are only the nearest by meaning; "
+            f"{held['note']}")
