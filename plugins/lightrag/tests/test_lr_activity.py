@@ -177,3 +177,19 @@ def test_a_document_not_being_processed_has_no_pulse() -> None:
     steps = read_steps(_body("18_pipeline_status_busy_processing.json"), {"slow1.txt": SLOW}, _health(12))
     queued = activity_of({"id": NOTES, "status": "pending", "updated_at": "2026-11-29T21:46:36+00:00"}, steps)
     assert queued is not None and queued.pulse is None and queued.step is None
+
+
+def test_the_recorded_handbook_run_embedding_its_482_chunks_says_so_and_pulses_with_its_embedding_calls() -> None:
+    """Recorded from a real 1.5.7 run (samples 112-116): the 872-page handbook taken up again after an engine
+    restart; while it was embedded its pipeline status stayed as 113 ("[purge] ... deleted 482 chunk(s)") until
+    116 ("Completed processing file 1/1"), its row as 114 (``processing``, 482 chunks, options ``!F``)."""
+    handbook = "doc-aebc297e32db84a24dcdcfacb1ae2246"
+    row = next(r for r in _body("114_documents_resuming_after_scan.json")["documents"] if r["id"] == handbook)
+    pipeline = _body("113_pipeline_status_resuming_after_scan.json")
+    health = _body("112_health_after_engine_restart.json")  # its embedding calls done: 0
+    names = {str(row["file_path"]): handbook}
+    act = activity_of(row, read_steps(pipeline, names, health))
+    assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", "embedding 482 chunks", 482)
+    health["embedding_queue_status"]["completed_total"] = 5  # five batches of ten embedded since
+    later = activity_of(row, read_steps(_body("113_pipeline_status_resuming_after_scan.json"), names, health))
+    assert later is not None and later.pulse != act.pulse and later.step == act.step
