@@ -45,6 +45,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     syncing._listed.clear()
     syncing._rows.clear()
     syncing._pipeline.clear()
+    syncing._health.clear()
     settings.clear_cache()
     return c
 
@@ -175,3 +176,42 @@ def test_a_waiting_follow_says_what_lightrag_does_with_a_document_in_flight_read
     # a look that does not wait (status, a plain sync) reads nothing more and says nothing of it
     quick = {u.source_root_relative_path: u for u in syncing.run_sync(prov, entries, wait_s=0)}
     assert quick["a.md"].activity is None and len(replay.sent("GET", "/documents/pipeline_status")) == 1
+
+
+def test_a_waiting_follow_reads_the_model_calls_lightrag_has_done_while_it_embeds_a_document(
+        tmp_path: Path, clock: Clock) -> None:
+    """nc27b: a document LightRAG (no LLM: options ``!``) embeds for minutes has the same row and pipeline status
+    throughout. With each pipeline read a waiting call reads /health, whose embedding calls done make the pulse
+    (recorded samples 18 and 02; the embedding count raised by one per read)."""
+    busy = [{**IN_FLIGHT, "processed": 10 + i} for i in range(40)]
+    replay, prov, entries = _setup(tmp_path, busy)
+    a_name = entries[0].light_rag_file_path or ""
+    doc = naming.doc_id_for(a_name)
+    row = {"id": doc, "file_path": a_name, "status": "processing", "chunks_count": 482,
+           "updated_at": "2026-12-01T00:00:00+00:00", "metadata": {"process_options": "F!",
+                                                                   "process_start_time": 1796083200}}
+    replay.routes[("POST", "/documents/paginated")] = []
+    listing = {"documents": [row], "pagination": {"has_next": False, "total_pages": 1}, "status_counts": IN_FLIGHT}
+    replay.json("POST", "/documents/paginated", listing)
+    pipeline = load_sample(SAMPLES, "18_pipeline_status_busy_processing.json")[1]
+    pipeline = json.loads(json.dumps(pipeline).replace("doc-29180dd3ecf2bf30a508d79b25a5aad2", doc)
+                          .replace("slow1.txt", a_name))
+    replay.json("GET", "/documents/pipeline_status", pipeline)
+    health = load_sample(SAMPLES, "02_health_auth.json")[1]
+    calls = {"n": 40}
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        calls["n"] += 1
+        return httpx.Response(200, json={**health, "embedding_queue_status": {
+            **health["embedding_queue_status"], "completed_total": calls["n"]}})
+
+    replay.routes.pop(("GET", "/health"), None)
+    replay.add("GET", "/health", answer)
+    pulses = []
+    for _ in range(2):
+        act = {u.source_root_relative_path: u for u in syncing.run_sync(prov, entries[:1], wait_s=1.0)}["a.md"].activity
+        assert act is not None and (act.step, act.chunks_total) == ("embedding 482 chunks", 482)
+        pulses.append(act.pulse)
+        clock.t += 5.0
+    assert pulses[0] != pulses[1]  # LightRAG embedded a batch meanwhile: progress
+    assert len(replay.sent("GET", "/health")) == len(replay.sent("GET", "/documents/pipeline_status")) == 2

@@ -126,3 +126,50 @@ def test_cli_timeout_line_says_the_wait_ended_for_want_of_progress(tmp_path: Pat
     assert "12 s in which LightRAG reported no progress" in err[0], err
     assert "1 file(s) still being indexed: kb/hung.md" in err[0], err
     assert host.registry().entries["kb/moving.md"].status == "processed"
+
+
+class Embedding(FakeProvider):
+    """``kb/big.docx`` embedded in one long write (nc27b: LightRAG 1.5.7 embedding the 482 chunks of a handbook,
+    its stage, step and chunk count unchanged for 5 minutes): only the provider's ``pulse`` moves, one model call
+    done per look, until it is done after :data:`CHUNKS` looks; ``hung`` True: the pulse never moves either."""
+
+    def __init__(self, *, hung: bool = False) -> None:
+        super().__init__(ingest_status="submitted")
+        self.now = 1000.0
+        self.looks = 0
+        self.hung = hung
+
+    def clock(self) -> float:
+        return self.now
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.looks += 1
+        self.now += wait_s
+        if self.looks > CHUNKS and not self.hung:
+            return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processed")
+                    for e in entries]
+        pulse = "calls=7" if self.hung else f"calls={self.looks}"
+        act = ProviderActivity(stage="processing", step="embedding 482 chunks", chunks_total=482, pulse=pulse)
+        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processing", activity=act)
+                for e in entries]
+
+
+@pytest.mark.parametrize("hung", [False, True])
+def test_sync_wait_follows_a_file_whose_only_sign_of_work_is_the_providers_pulse(tmp_path: Path, hung: bool) -> None:
+    provider = Embedding(hung=hung)
+    ws = tmp_path / "ws"
+    write(ws / "kb" / "big.docx.md", "# Big\n\nThe amber lamp glows.\n")
+    host, _ = fake_host(ws, provider)
+    host.wait_clock = provider.clock
+    host.ingest(["kb"])  # sent; no wait
+    start = provider.now
+    result = host.sync(wait_s=12.0)
+    if hung:  # nothing moves, not even the pulse: the bound ends the wait as before
+        assert result["waitTimedOut"] == {"seconds": 12.0, "stillWaiting": ["kb/big.docx.md"]}
+        assert 12 <= provider.now - start <= 12 + 5, provider.now - start
+        return
+    # 30 looks of 5 s, far beyond the 12 s bound: followed to the end, as LightRAG worked all along
+    assert result.get("waitTimedOut") is None, result
+    assert host.registry().entries["kb/big.docx.md"].status == "processed"
+    assert provider.now - start >= CHUNKS * 5

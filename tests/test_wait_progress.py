@@ -237,3 +237,23 @@ def test_a_small_file_processed_beside_a_large_one_says_it_finishes_with_it() ->
     like = msgspec.structs.replace(big, chunks_total=2)
     line = view.step(["page-breaks.docx", "handbook.docx"], {"page-breaks.docx": small, "handbook.docx": like})
     assert "page-breaks.docx (processing for 1m 45s: 1 chunk)," in line
+
+
+def test_a_file_lightrag_embeds_says_embedding_its_chunks_once_and_a_small_one_beside_it_finishes_with_it() -> None:
+    """nc27b's wait line read "processing for ...: 482 chunks" with no step for the minutes LightRAG (no LLM)
+    embedded the handbook's chunks in one write. Its recorded row, run with options ``F!``, says the step now."""
+    pipeline = copy.deepcopy(load_sample(SAMPLES, "18_pipeline_status_busy_processing.json")[1])
+    rows = load_sample(SAMPLES, "19e_track_status_mid_processing.json")[1]["documents"]
+    row = copy.deepcopy(next(r for r in rows if r["id"] == SLOW))
+    row["chunks_count"] = 482
+    row["metadata"]["process_options"] = "F!"
+    big = activity_of(row, read_steps(pipeline, {"slow1.txt": SLOW}))
+    assert big is not None
+    clock = Clock()
+    line: Any = _view(clock).step(["handbook.docx"], {"handbook.docx": big})
+    assert "indexing now: handbook.docx (processing for 10 s: embedding 482 chunks)" in line, line
+    assert line.detail["working"][0]["step"] == "embedding 482 chunks"
+    small = msgspec.structs.replace(big, step="embedding 1 chunk", chunks_total=1)
+    line = _view(clock).step(["page-breaks.docx", "handbook.docx"], {"page-breaks.docx": small, "handbook.docx": big})
+    assert ("page-breaks.docx (processing for 10 s: 1 chunk, embedded in one batch with the 482 of handbook.docx, "
+            "so both finish together)") in line, line

@@ -159,8 +159,7 @@ class HostStatus:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         unrecorded = _indexed_unrecorded(reg, out["provider"])
         out["registry"]["indexedUnrecorded"] = {"count": len(unrecorded), "paths": unrecorded[:50]}
-        stopped = _sent(reg, out["provider"].get("interrupted"))
-        out["registry"]["interrupted"] = {"count": len(stopped), "paths": stopped[:50], "fix": "mnote-kr sync"}
+        out["registry"]["interrupted"] = _interrupted(reg, out["provider"])
         out["registry"].update(_citable_now(reg, out["provider"], unrecorded, gone))
         out["meaning"] = _meaning_status(self, reg, frozenset(unrecorded))
         out["registry"]["behind"] = _behind(reg, out["provider"])
@@ -211,15 +210,30 @@ def _indexed_unrecorded(reg: Registry, provider: Mapping[str, Any]) -> list[str]
 
 
 def _sent(reg: Registry, said: Any) -> list[str]:  # noqa: ANN401 (a list of paths from the provider's report)
-    """Of the paths the provider ``said``, those the registry records as sent (``submitted``, ``processing``;
-    not stale): e.g. the files whose indexing its engine stopped in the middle of (``interrupted``), which no
-    longer are being indexed, whatever its documents say, until the next sync sends them again."""
+    """Of the paths the provider ``said`` (True: every one), those the registry records as sent (``submitted``,
+    ``processing``; not stale): e.g. the files whose indexing its engine stopped in the middle of
+    (``interrupted``), which no longer are being indexed, whatever its documents say, until the next sync sends
+    them again."""
     if not said:
         return []
-    said = set(said)
+    said = None if said is True else set(said)
     return [e.source_root_relative_path for e in
             reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
-            if e.source_root_relative_path in said]
+            if said is None or e.source_root_relative_path in said]
+
+
+def _interrupted(reg: Registry, provider: Mapping[str, Any]) -> dict[str, Any]:
+    """``interrupted``: the files sent whose indexing stopped: those the provider's engine left in flight when it
+    stopped and it lists so beside its idle pipeline, or, while its server does not run at all (``notStarted``),
+    every file sent and not indexed (nc27b: "1 being indexed" after 'mnote-kr engine stop'), which wait for its
+    ``startCommand`` and then a sync (``startFirst``; ``fix`` the two as one command line)."""
+    stopped_now = bool(provider.get("notStarted")) and provider.get("reachable") is False
+    stopped = _sent(reg, True if stopped_now else provider.get("interrupted"))
+    out: dict[str, Any] = {"count": len(stopped), "paths": stopped[:50], "fix": "mnote-kr sync"}
+    start = provider.get("startCommand")
+    if stopped_now and isinstance(start, str) and start:
+        out.update(fix=f"{start} && mnote-kr sync", startFirst=start)
+    return out
 
 
 def _meaning_status(host: HostStatus, reg: Registry, indexed: frozenset[str] = frozenset()) -> dict[str, Any]:

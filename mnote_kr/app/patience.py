@@ -4,7 +4,9 @@ The CLI's bound is time *without progress*, not the whole wait: nc25c's ``ingest
 machine exited 1 after 300 s with 6 of 14 files left, while LightRAG worked through them steadily (a person
 reads exit 1 as failure). So each round the wait notes what the provider says of the files it follows
 (:func:`moves`): a file done or failed (it leaves the waiting list), a status moving on (queued, sent, being
-indexed), a stage or step begun, a chunk count moving. Any change starts the bound again; a LightRAG hung on
+indexed), a stage or step begun, a chunk count moving, the provider's ``pulse`` (LightRAG: a model call done, a
+pipeline message: nc27b's wait ended "no progress" while LightRAG embedded 482 chunks in one write that said
+nothing for 5 minutes). Any change starts the bound again; a LightRAG hung on
 one file (the same chunk of the same step round after round) moves nothing, and the wait ends after the
 bound with the same error as before. A caller that must answer within a bound (the HTTP API, an agent's
 tool call) asks for the whole wait bounded instead (``idle=False``).
@@ -22,13 +24,13 @@ from mnote_kr.models import ProviderActivity, SourceEntry
 
 def moves(entries: Iterable[SourceEntry], activity: Mapping[str, ProviderActivity]) -> Hashable:
     """What, of the files a wait follows, tells whether indexing moved: each file not finished with its
-    status and action, and what the provider said of it (stage, step, chunks done of how many). Not the
-    times: a stage's clock running is no progress."""
+    status and action, and what the provider said of it (stage, step, chunks done of how many, its pulse). Not
+    the times: a stage's clock running is no progress."""
     out = []
     for e in entries:
         rel = e.source_root_relative_path
         act = activity.get(rel)
-        said = (act.stage, act.step, act.chunks_done, act.chunks_total) if act is not None else None
+        said = (act.stage, act.step, act.chunks_done, act.chunks_total, act.pulse) if act is not None else None
         out.append((rel, e.status, e.pending_action, said))
     return tuple(out)
 

@@ -186,10 +186,10 @@ def _working_text(w: dict[str, Any], chunks: Mapping[str, int] | None = None) ->
     if w["stage"] == INTERRUPTED:
         return f"{w['path']} (interrupted: the engine stopped while indexing it; sent again)"
     chunks = chunks or {}
-    what = [w["step"]] if w.get("step") and w["step"] != w["stage"] else []
+    what = [w["step"]] if w.get("step") and w["step"] != w["stage"] and "batchedWith" not in w else []
     if "chunksDone" in w:
         what.append(f"chunk {w['chunksDone']} of {w.get('chunksTotal', '?')}")
-    elif "chunksTotal" in w:
+    elif "chunksTotal" in w and not (what and _EMBEDDING.match(what[0])):  # "embedding 482 chunks" says them
         what.append(f"{w['chunksTotal']} chunk" + ("s" if w["chunksTotal"] != 1 else ""))
         if "batchedWith" in w:
             what[-1] += (f", embedded in one batch with the {chunks.get(w['batchedWith'], '?')} of {w['batchedWith']}, "
@@ -204,13 +204,18 @@ BATCHED_TIMES = 4
 BATCHED_LEAST = 10
 
 
+#: A step that embeds a file's chunks (LightRAG without an LLM: ``embedding 482 chunks``).
+_EMBEDDING = re.compile(r"^embedding\b")
+
+
 def _batched(working: list[dict[str, Any]]) -> None:
     """Mark each file LightRAG processes beside a far larger one (``batchedWith``): nc26b read a 1-chunk file
     "processing for 1m 45s" beside a 483-chunk handbook. LightRAG's log of that run: after both were chunked,
     one flush embedded "484 vectors in 49 batch(es)", and both completed when it ended, 4 minutes later. Only
-    while neither says a step of its own (an LLM's extraction, the graph's merge: another wait)."""
-    plain = [w for w in working if w["stage"] == "processing" and "step" not in w and "chunksDone" not in w
-             and isinstance(w.get("chunksTotal"), int)]
+    while neither says a step other than embedding its chunks (an LLM's extraction, the graph's merge: another
+    wait)."""
+    plain = [w for w in working if w["stage"] == "processing" and _EMBEDDING.match(w.get("step") or "embedding")
+             and "chunksDone" not in w and isinstance(w.get("chunksTotal"), int)]
     for w in plain:
         big = max((o for o in plain if o is not w), key=lambda o: o["chunksTotal"], default=None)
         if big is not None and big["chunksTotal"] >= max(BATCHED_LEAST, BATCHED_TIMES * w["chunksTotal"]):

@@ -454,6 +454,10 @@ class ProviderStatus(Base, kw_only=True):
     #: Set (with ``reachable`` False) when the provider's server for this workspace does not run and a
     #: report that may not start it (``ProviderContext.may_start``) was asked: when it starts.
     not_started: str | None = None
+    #: With ``not_started``: the command that starts that server (e.g. a managed engine's ``mnote-kr engine
+    #: start``). The files sent and not indexed wait for it: nothing indexes them while it does not run, and a
+    #: ``sync`` after it sends them again (``status`` counts them ``interrupted``, not being indexed).
+    start_command: str | None = None
     #: The entries (workspace-relative paths) not recorded as indexed (``EntryColumns.live`` 0) whose documents
     #: the provider has indexed: a search cites them already, and the registry records it at the next sync.
     indexed_unrecorded: list[str] = []

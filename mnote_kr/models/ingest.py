@@ -39,13 +39,17 @@ class ProviderActivity(Frozen, frozen=True, kw_only=True):
     or between two; ``interrupted``: its engine stopped in the middle of it, and the wait sent it again);
     ``since_ms`` the wall-clock time it entered that stage, when
     known; ``step`` what it does inside the stage (``extracting entities``, ``merging into the
-    graph``); ``chunks_done`` of ``chunks_total`` the chunks it has worked through, when known."""
+    graph``, ``embedding 482 chunks``); ``chunks_done`` of ``chunks_total`` the chunks it has worked through, when
+    known; ``pulse`` a mark of the provider's work that changes whenever it works, where nothing said of the file
+    does (LightRAG: its model calls done and its pipeline's last message, while it embeds a file's chunks in one
+    long write): never shown, each change is progress to a wait (``app.patience``)."""
 
     stage: str
     since_ms: int | None = None
     step: str | None = None
     chunks_done: int | None = None
     chunks_total: int | None = None
+    pulse: str | None = None
 
 
 class EntryUpdate(Frozen, frozen=True, kw_only=True):

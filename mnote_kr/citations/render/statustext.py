@@ -146,6 +146,12 @@ def interrupted_line(stopped: Mapping[str, Any]) -> str:
     "still being indexed" for good beside an idle LightRAG)."""
     count, paths = int(stopped.get("count") or 0), list(stopped.get("paths") or [])
     fix = stopped.get("fix") or "mnote-kr sync"
+    start = stopped.get("startFirst")  # the engine does not run now (nc27b, after 'mnote-kr engine stop')
+    if start:
+        one = count == 1 and paths
+        return (f"Interrupted: {paths[0] if one else f'{count} file(s)'}: the engine is stopped, so nothing indexes "
+                f"{'it' if one else 'them'}; '{start}' then 'mnote-kr sync' index {'it' if one else 'them'} again"
+                + ("" if one else f" ({', '.join(paths[:5])}{f' and {count - 5} more' if count > 5 else ''})"))
     if count == 1 and paths:
         return f"Interrupted: {paths[0]}: the engine stopped while indexing it; '{fix}' indexes it again"
     more = f" and {count - 5} more" if count > 5 else ""
@@ -268,6 +274,14 @@ def render_status(info: dict[str, Any]) -> str:
         if prov.get("documentsByStatus"):
             docs = dict(prov["documentsByStatus"])
             total = docs.pop("all", None)
+            # listed in flight by the provider, left so by a run its engine stopped: said as the Interrupted line
+            stopped = 0
+            for status, n in ((prov.get("extra") or {}).get("interruptedByStatus") or {}).items():
+                moved = max(0, min(int(n), int(docs.get(status) or 0)))
+                docs[status] = docs.get(status, 0) - moved
+                stopped += moved
+            if stopped:
+                docs = {"interrupted": stopped, **docs}
             shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
             # a full sync deletes what LightRAG held of failed files (the registry keeps them failed): not counted
             unheld = (reg.get("byStatus") or {}).get("failed", 0) - docs.get("failed", 0)

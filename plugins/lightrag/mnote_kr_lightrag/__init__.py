@@ -140,10 +140,16 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
             return _status(prov, entries)
     except EngineNotStartedError as exc:
         return ProviderStatus(provider=PROVIDER, reachable=False, not_started=exc.message,
-                              extra={"managedEngine": True})
+                              start_command=START_COMMAND, extra={"managedEngine": True})
     except EngineNotRunningError as exc:  # ``error`` kept as before for --json readers
         return ProviderStatus(provider=PROVIDER, reachable=False, error=exc.message,
-                              not_started=EngineNotRunningError.NOT_STARTED, extra={"managedEngine": True})
+                              not_started=EngineNotRunningError.NOT_STARTED, start_command=START_COMMAND,
+                              extra={"managedEngine": True})
+
+
+#: What starts the managed engine (``ProviderStatus.start_command``): the files it was indexing when it stopped
+#: wait for it, then for a sync (nc27b: status said "1 being indexed" after 'mnote-kr engine stop').
+START_COMMAND = "mnote-kr engine start"
 
 
 @hookimpl

@@ -125,3 +125,71 @@ def test_an_analyzed_document_waiting_for_a_processing_slot_is_queued() -> None:
     ended = activity_of({"id": NOTES, "status": "analyzing", "metadata": {**meta, "analyzing_end_time": 1796501230}},
                         read_steps(None, {}))
     assert ended is not None and ended.stage == "queued"
+
+
+def _embedding_row() -> dict[str, Any]:
+    """nc27b's handbook as LightRAG 1.5.7 lists it while it embeds: ``processing`` with its 482 chunks, run without
+    an LLM (the managed engine's parser rules end in ``!``: no entity extraction), sample 19e's row otherwise."""
+    row = _slow_row()
+    row["chunks_count"] = 482
+    row["metadata"]["process_options"] = "F!"
+    return row
+
+
+def _health(calls: int) -> dict[str, Any]:
+    """Sample 02's authenticated /health with ``calls`` embedding calls done (one per batch of 10 chunks)."""
+    health = _body("02_health_auth.json")
+    health["embedding_queue_status"]["completed_total"] = calls
+    return health
+
+
+def test_a_document_lightrag_embeds_says_so_and_each_embedding_call_done_is_a_pulse() -> None:
+    """After "Processing d-id" LightRAG 1.5.7 run without an LLM embeds all the chunks in one write ("chunks flush:
+    embedding 482 vectors in 49 batch(es)" in its log) and its pipeline status says nothing more until "Completed
+    processing file": nc27b's wait read that as no progress and ended after 300 s, 2 minutes before LightRAG was
+    done. Its /health counts the embedding calls done (``embedding_queue_status.completed_total``)."""
+    pipeline = _body("18_pipeline_status_busy_processing.json")
+    names = {"slow1.txt": SLOW}
+    act = activity_of(_embedding_row(), read_steps(pipeline, names, _health(12)))
+    assert act is not None
+    assert (act.stage, act.step, act.chunks_done, act.chunks_total) == ("processing", "embedding 482 chunks", None, 482)
+    # one more call done: a pulse; the same count, or only a worker's snapshot time newer: none
+    assert activity_of(_embedding_row(), read_steps(pipeline, names, _health(13))).pulse != act.pulse  # type: ignore[union-attr]
+    later = _health(12)
+    for snapshot in later["embedding_queue_status"]["per_worker"].values():
+        snapshot["updated_at"] += 30
+    assert activity_of(_embedding_row(), read_steps(pipeline, names, later)).pulse == act.pulse  # type: ignore[union-attr]
+    # a new pipeline message (another document's, or the persist after the flush) is a pulse too
+    moved = _body("18_pipeline_status_busy_processing.json")
+    moved["history_messages"].append("In memory DB persist to disk")
+    moved["latest_message"] = "In memory DB persist to disk"
+    assert activity_of(_embedding_row(), read_steps(moved, names, _health(12))).pulse != act.pulse  # type: ignore[union-attr]
+    # with an LLM (no '!'), "Processing d-id" is followed by extraction: no embedding is claimed, the pulse still told
+    llm = activity_of(_slow_row(), read_steps(pipeline, names, _health(12)))
+    assert llm is not None and llm.step is None and llm.pulse is not None
+    # no /health answer (a server that does not say): the pipeline's messages alone
+    alone = activity_of(_embedding_row(), read_steps(pipeline, names, None))
+    assert alone is not None and alone.pulse is not None and alone.pulse != act.pulse
+
+
+def test_a_document_not_being_processed_has_no_pulse() -> None:
+    """A queued document waits: LightRAG's work on others is not its progress (its own turn shows as a new stage)."""
+    steps = read_steps(_body("18_pipeline_status_busy_processing.json"), {"slow1.txt": SLOW}, _health(12))
+    queued = activity_of({"id": NOTES, "status": "pending", "updated_at": "2026-11-29T21:46:36+00:00"}, steps)
+    assert queued is not None and queued.pulse is None and queued.step is None
+
+
+def test_the_recorded_handbook_run_embedding_its_482_chunks_says_so_and_pulses_with_its_embedding_calls() -> None:
+    """Recorded from a real 1.5.7 run (samples 112-116): the 872-page handbook taken up again after an engine
+    restart; while it was embedded its pipeline status stayed as 113 ("[purge] ... deleted 482 chunk(s)") until
+    116 ("Completed processing file 1/1"), its row as 114 (``processing``, 482 chunks, options ``!F``)."""
+    handbook = "doc-aebc297e32db84a24dcdcfacb1ae2246"
+    row = next(r for r in _body("114_documents_resuming_after_scan.json")["documents"] if r["id"] == handbook)
+    pipeline = _body("113_pipeline_status_resuming_after_scan.json")
+    health = _body("112_health_after_engine_restart.json")  # its embedding calls done: 0
+    names = {str(row["file_path"]): handbook}
+    act = activity_of(row, read_steps(pipeline, names, health))
+    assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", "embedding 482 chunks", 482)
+    health["embedding_queue_status"]["completed_total"] = 5  # five batches of ten embedded since
+    later = activity_of(row, read_steps(_body("113_pipeline_status_resuming_after_scan.json"), names, health))
+    assert later is not None and later.pulse != act.pulse and later.step == act.step

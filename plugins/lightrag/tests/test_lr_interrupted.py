@@ -11,12 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import load_sample, replayed_provider
 from mnote_kr_testkit.replay import source_file as source
 
 import mnote_kr_lightrag as plugin
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.models import SourceEntry
 from mnote_kr_lightrag.client import interrupted, naming, provider, settings
 
@@ -177,6 +179,17 @@ def test_lr_status_names_the_interrupted_file(tmp_path: Path, clock: list[float]
 
     assert status.pipeline_busy is False and status.interrupted == ["big/handbook.docx"]
     assert not replay.sent("POST", "/documents/scan")  # a status changes nothing
+    # LightRAG's counts say "1 processing"; nc27b read that beside "Interrupted:" and "(idle)": the row it lists
+    # processing is counted interrupted in the Documents line, LightRAG's own counts kept as they are for --json
+    assert status.extra["interruptedByStatus"] == {"processing": 1}
+    assert status.documents_by_status.get("processing") == 1
+    info = {"workspace": "ws", "registry": {"entries": 1, "byStatus": {"processing": 1},
+                                            "interrupted": {"count": 1, "paths": ["big/handbook.docx"]}},
+            "provider": msgspec.to_builtins(status)}
+    text = render_status(info)
+    docs = next(line for line in text.splitlines() if line.startswith("Documents:"))
+    assert "processing" not in docs and docs.startswith("Documents: 1 interrupted"), docs
+    assert "(idle)" in text and "Interrupted: big/handbook.docx: the engine stopped while indexing it" in text, text
 
 
 def test_lr_status_names_none_while_lightrag_works(tmp_path: Path, clock: list[float]) -> None:

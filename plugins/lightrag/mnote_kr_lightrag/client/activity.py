@@ -12,7 +12,16 @@ and LightRAG 1.5.7's ``/documents/pipeline_status``, read at most once per
     Merging stage 2/3: <file> / Phase 0|1|2 ... doc-<id>          -> merging into the graph
     Completed processing file 2/3: <file>           -> done with it
 
-Chunks are extracted side by side, so the count is the highest "Chunk N" seen. A stage's row
+Chunks are extracted side by side, so the count is the highest "Chunk N" seen. Run without an LLM (the managed
+engine's parser rules end in ``!``, kept in the row's ``metadata.process_options``), a ``processing`` row is past
+chunking (LightRAG writes the status with ``chunks_count`` once chunked) and its chunks are being embedded: all in
+one write after "Processing d-id" ("chunks flush: embedding 482 vectors in 49 batch(es)" in its log), of which the
+pipeline status says nothing until "Completed processing file" (nc27b: 5 minutes, under load). So the step is
+``embedding 482 chunks``, and the work shows in the authenticated ``/health`` instead: ``embedding_queue_status``
+and each role of ``llm_queue_status`` count the model calls done (``completed_total``, one per batch of chunks).
+Those counts and the pipeline's messages (``cur_batch``, the history's length and tail, ``latest_message``) make a
+document's ``pulse`` (:func:`pulse_of`): any change is progress to a wait. A worker's snapshot time (``updated_at``)
+is not in it: it moves while nothing does. A stage's row
 whose work is over waits for the next stage's worker and is ``queued``, not being worked on
 (:data:`_ENDS`): LightRAG 1.5.7 writes a document ``parsing`` again once parsed (``parse_end_time``,
 or ``parse_stage_skipped`` for text) and keeps it so while it waits in the analyze queue (up to 100
@@ -58,20 +67,47 @@ _BY_NAME: list[tuple[re.Pattern[str], str | None]] = [
 
 
 class Steps:
-    """Per document id, the last step the pipeline's messages name and the chunks done of how many."""
+    """Per document id, the last step the pipeline's messages name and the chunks done of how many; ``pulse``:
+    LightRAG's work as a whole (:func:`pulse_of`), None when its pipeline is idle or did not answer."""
 
     def __init__(self) -> None:
         self.step: dict[str, str | None] = {}
         self.chunks: dict[str, tuple[int, int]] = {}
+        self.pulse: str | None = None
 
 
-def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str]) -> Steps:
+def model_calls(health: dict[str, Any] | None) -> int | None:
+    """The model calls LightRAG has completed (embedding and every LLM role), from an authenticated ``/health``
+    answer; None when it does not say (no key, an older server)."""
+    if not health:
+        return None
+    queues = [health.get("embedding_queue_status")]
+    llm = health.get("llm_queue_status")
+    if isinstance(llm, dict):
+        queues += list(llm.values())
+    done = [q.get("completed_total") for q in queues if isinstance(q, dict)]
+    counts = [n for n in done if isinstance(n, int) and not isinstance(n, bool)]
+    return sum(counts) if counts else None
+
+
+def pulse_of(pipeline: dict[str, Any], health: dict[str, Any] | None) -> str:
+    """A mark of LightRAG's work that changes whenever it works: its model calls done and its pipeline's messages."""
+    history = pipeline.get("history_messages")
+    history = history if isinstance(history, list) else []
+    tail = history[-1] if history else None
+    return repr((model_calls(health), pipeline.get("cur_batch"), len(history), tail, pipeline.get("latest_message")))
+
+
+def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str],
+               health: dict[str, Any] | None = None) -> Steps:
     """The steps ``pipeline`` (a ``/documents/pipeline_status`` answer) tells of; ``ids_by_name``
-    maps the file names LightRAG knows to their document ids (the messages use both). An idle or
+    maps the file names LightRAG knows to their document ids (the messages use both); ``health``: an
+    authenticated ``/health`` answer read with it (its model calls done, in the pulse). An idle or
     missing answer tells of none."""
     steps = Steps()
     if not pipeline or not pipeline.get("busy"):
         return steps
+    steps.pulse = pulse_of(pipeline, health)
     messages = [str(m) for m in pipeline.get("history_messages") or [] if isinstance(m, str)]
     latest = pipeline.get("latest_message")
     if isinstance(latest, str) and not messages:  # it may lag the history's tail (written without a lock)
@@ -121,6 +157,9 @@ def activity_of(row: dict[str, Any] | None, steps: Steps) -> ProviderActivity | 
     step = steps.step.get(doc) if stage == "processing" else None
     if stage != "processing":
         done = None  # a reset document's old messages say nothing of its next turn
+    elif step is None and done is None and total and "!" in str(metadata.get("process_options") or ""):
+        step = f"embedding {total} chunk" + ("s" if total != 1 else "")  # no extraction: chunked, so embedding
     return ProviderActivity(stage=stage, since_ms=since_ms, step=step, chunks_done=done,
-                            chunks_total=total if stage == "processing" else None)
+                            chunks_total=total if stage == "processing" else None,
+                            pulse=steps.pulse if stage != "queued" else None)
 

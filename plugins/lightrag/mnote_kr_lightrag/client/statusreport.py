@@ -7,7 +7,7 @@ client, read here; this module reads LightRAG and the registry's columns and cha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,9 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         "missingFromIndex": missing[:50],
         "missingFromIndexCount": len(missing),
         "translateQueries": translate_json,
+        # Of LightRAG's documents in flight, those its stopped run left so (by its status): not being indexed,
+        # as the Documents line says them (nc27b read "1 processing" beside "Interrupted:" and "(idle)").
+        "interruptedByStatus": _count(stopped, total=False),
     }
     if health.get("pipeline_busy"):  # what it indexes, which file of how many, since when (no ETA: none is told)
         what = prov.client.indexing()
@@ -114,12 +117,13 @@ def _engine_record(prov: _p.LightRagProvider) -> Path | None:
     return workspace_state_dir(prov.ctx.state_dir, prov.settings.workspace) / STATE_FILE
 
 
-def _count(rows: list[dict[str, Any]]) -> dict[str, int]:
+def _count(rows: Sequence[Mapping[str, Any]], *, total: bool = True) -> dict[str, int]:
     counts: dict[str, int] = {}
     for row in rows:
         status = str(row.get("status", "unknown"))
         counts[status] = counts.get(status, 0) + 1
-    counts["all"] = len(rows)
+    if total:
+        counts["all"] = len(rows)
     return counts
 
 

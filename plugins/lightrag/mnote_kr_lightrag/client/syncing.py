@@ -72,6 +72,8 @@ _listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
 # The last listing's rows and the last pipeline status read (with when): progress only.
 _rows: dict[_Server, DocIndex] = {}
 _pipeline: dict[_Server, tuple[float, dict[str, Any] | None]] = {}
+# With it, while that pipeline is busy, the last /health read (its model calls done: ``activity.pulse_of``).
+_health: dict[_Server, dict[str, Any] | None] = {}
 # Documents sent again after an engine stop (their names), with when: a wait says so until LightRAG takes them up.
 _resent: dict[_Server, dict[str, float]] = {}
 
@@ -432,7 +434,9 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
         except (ProviderError, ValueError):
             pipeline = None
         _pipeline[server] = (_p.now_s(), pipeline)
-    steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()})
+        _health[server] = _model_calls_read(prov) if pipeline and pipeline.get("busy") else None
+    steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()},
+                                 _health.get(server))
     sent = _resent.get(server, {})
     out = []
     for u in updates:
@@ -448,6 +452,14 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
                 del sent[name]
         out.append(msgspec.structs.replace(u, activity=act))
     return out
+
+
+def _model_calls_read(prov: _p.LightRagProvider) -> dict[str, Any] | None:
+    """``/health`` read for the model calls LightRAG has done while it works (``activity.pulse_of``), or None."""
+    try:
+        return prov.client.health()
+    except (ProviderError, ValueError):
+        return None
 
 
 def _probe(prov: _p.LightRagProvider) -> dict[str, int] | None:
