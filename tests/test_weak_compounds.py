@@ -1,5 +1,5 @@
 """A query's word written inside a compound of a passage counts as held wherever the weak rule reads words
-(``weakwords.held_words``): nc27a Q4, "What does the Apache project called Tika do?", cited the answering paragraph
+(``weakwords.passage_words``): nc27a Q4, "What does the Apache project called Tika do?", cited the answering paragraph
 ("... Apache Tika is a subproject of the Lucene") first and was flagged weak, "none naming it holds any other word of
 the query (project)". Replayed on the newcomer's recorded cards (``tests/data/ranking/weak_compound.json``: each
 card's passage, its ranking parts and cosine) with a library of 13 files, one of which names Apache and Tika."""
@@ -14,7 +14,7 @@ import pytest
 
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.render.noresults import weak_reason
-from mnote_kr.citations.render.weakwords import held_words
+from mnote_kr.citations.render.weakwords import passage_words
 from mnote_kr.models import Citation
 from tests.test_weak_variants import place
 
@@ -48,8 +48,8 @@ def test_without_the_compound_the_names_only_rule_still_says_weak() -> None:
     ("a map of the site", "maps"),
     ("a multimedia course", "media"),
 ])
-def test_held_words_reads_a_word_inside_its_compound(text: str, word: str) -> None:
-    assert word in held_words(text)
+def test_passage_words_reads_a_word_inside_its_compound(text: str, word: str) -> None:
+    assert word in passage_words(text)
 
 
 @pytest.mark.parametrize(("text", "word"), [
@@ -60,5 +60,5 @@ def test_held_words_reads_a_word_inside_its_compound(text: str, word: str) -> No
     ("Microsoft Word", "soft"),
     ("the project manager", "subproject"),  # the compound is the query's: the passage holds only its part
 ])
-def test_held_words_does_not_read_a_word_another_word_ends_with(text: str, word: str) -> None:
-    assert word not in held_words(text)
+def test_passage_words_does_not_read_a_word_another_word_ends_with(text: str, word: str) -> None:
+    assert word not in passage_words(text)

@@ -28,7 +28,7 @@ _LATIN_WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @functools.lru_cache(maxsize=2048)  # a search's rules read the same few passages several times
-def held_words(text: str) -> frozenset[str]:
+def passage_words(text: str) -> frozenset[str]:
     """``terms(text)``, and the words ``text`` holds inside its compounds (see the module's docstring)."""
     out = set(terms(text))
     for m in _LATIN_WORD.finditer(fold(text)):
