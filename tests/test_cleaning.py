@@ -288,8 +288,8 @@ def test_a_symbol_fonts_bullets_show_as_bullets() -> None:
     as a box; the quote shows the bullet it draws."""
     d = display_text("\uf0b7 List item 1\n\uf0b7 List item 2")
     assert d == "• List item 1 • List item 2"
-    # another private-use code point is another glyph in another font (Symbol's θ is Wingdings' ❑): kept
-    assert display_text("The angle \uf071 = 30°") == "The angle \uf071 = 30°"
+    # another private-use code point, inside a line, is read as the Symbol font's (its θ, Wingdings' ❑): never a box
+    assert display_text("The angle \uf071 = 30°") == "The angle \u03b8 = 30°"
 
 
 def test_cleaning_chemistry_chunks_keep_query_and_drop_markup() -> None:

@@ -62,6 +62,10 @@ def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
         assert "LightRAG's parser could not read it" in note
         # Indexed: nothing is left to do, so the note gives no advice, and it names no link.
         assert "--force" not in note and "save as" not in note and "the file'" not in note, note
+        # what LightRAG's parser met, in words (nc27a): no python-docx or Python error text
+        assert "no relationship" not in note and "internal error" not in note and "object" not in note, note
+    assert "Strict Open XML" in (reg.entries["docs/docling__Strict.docx"].last_error or "")
+    assert "XML comments" in (reg.entries["docs/unstructured__tables-with-incomplete-rows.docx"].last_error or "")
     status = host.status()
     assert {f["sourcePath"] for f in status["registry"]["fallbacks"]} == {f"docs/{n}" for n in FILES}
     text = render_status(status)

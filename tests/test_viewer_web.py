@@ -188,6 +188,26 @@ def test_unknown_citations_and_other_paths_are_404(site):
             assert r.status_code == 404, path
 
 
+def test_the_id_as_the_cli_prints_it_with_brackets_opens_the_same_page(site):
+    """``/view/[y2y3]`` (the ID as 'mnote-kr search' prints it, typed or pasted; a browser sends its brackets
+    percent-encoded or as they are) answered 404 (nc27a): it goes to the page of ``/view/y2y3``, its query kept,
+    and the page's image and place routes take it too; a bracketed word that is no ID is still no page."""
+    server, _, cites, _ = site
+    pdf = cites[".pdf"]
+    bare = webpages.bare_id(pdf.citation_id)
+    with _signed_in(server) as client:
+        for path in (f"/view/%5B{bare}%5D", f"/view/[{bare}]", f"/view/%5b{bare}%5d"):
+            r = client.get(path + "?page=1", follow_redirects=False)
+            assert r.status_code == 303 and r.headers["location"] == webpages.view_url(bare, page=1), path
+            page = client.get(path, follow_redirects=True)
+            assert page.status_code == 200 and 'id="hl"' in page.text, path
+        png = client.get(f"/view/%5B{bare}%5D/page/1.png?scale=1.5")
+        assert png.status_code == 200 and png.headers["content-type"] == "image/png"
+        assert client.get(f"/view/%5B{bare}%5D/place.json?from={bare}").status_code == 200
+        for path in ("/view/%5Bzzzz%5D", "/view/%5B%5D", "/view/%5B..%2Fapp.py%5D", "/view/[zz zz]"):
+            assert client.get(path, follow_redirects=True).status_code == 404, path
+
+
 def test_stale_source_says_so_and_serves_nothing_of_it(site):
     server, host, cites, _ = site
     pdf = cites[".pdf"]

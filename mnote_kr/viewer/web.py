@@ -43,7 +43,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import msgspec
 
@@ -80,6 +80,8 @@ RENDER_CACHE_BYTES = 96 * 1024 * 1024
 STATIC = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8",
           "shell.js": "text/javascript; charset=utf-8"}
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
+#: The ID as the CLI prints it, ``[y2y3]``: typed or pasted into the address bar (its brackets percent-encoded or not)
+_BRACKETED_ID = re.compile(r"^\[([A-Za-z0-9-]{1,40})\]$")
 _PAGE_PNG = re.compile(r"^(\d{1,6})\.png$")
 
 
@@ -215,10 +217,15 @@ def _route(reply: Reply, host: Host, web: WebState, method: str, path: str, quer
             return
         _search(reply, host, query)
         return
-    if parts[0] != "view" or len(parts) < 2 or not _ID.match(parts[1]):
+    bracketed = _BRACKETED_ID.match(unquote(parts[1])) if len(parts) >= 2 and parts[0] == "view" else None
+    if parts[0] != "view" or len(parts) < 2 or not (_ID.match(parts[1]) or bracketed):
         reply.message(404, "Not found", f"Nothing at {path}.")
         return
-    cid = parts[1]
+    cid = bracketed.group(1) if bracketed else parts[1]
+    if bracketed and len(parts) == 2 and method in ("GET", "HEAD"):
+        # one address per page: the shell script reads the bare ID from it (static/shell.js)
+        reply.redirect(webpages.view_url(cid) + ("?" + urlencode(query, doseq=True) if query else ""))
+        return
     if len(parts) == 2 and method in ("GET", "HEAD"):
         _view(reply, host, web, cid, query)
     elif len(parts) == 4 and parts[2] == "page" and method in ("GET", "HEAD") and _PAGE_PNG.match(parts[3]):

@@ -239,14 +239,25 @@ _PRIVATE_USE_BULLETS = "\uf06c\uf06e\uf06f\uf070\uf071\uf075\uf076\uf09f\uf0a7\u
 _LINE_BULLET_RE = lazy_compile(f"(?m)^([^\\S\\n]*)[{_PRIVATE_USE_BULLETS}](?=[^\\S\\n]+[^\\W\\d_])")
 
 
+#: ... or inside a line, after a sentence's end or a cell's separator (a table cell's items are one line once its
+#: line breaks are spaces: "please type N/A. \uf0a8 Sign and date each form", nc27a Q12).
+_INLINE_BULLET_RE = lazy_compile(f"([.;:!?\u3002\uff1b\uff1a\uff01\uff1f|][^\\S\\n]+)[{_PRIVATE_USE_BULLETS}]"
+                                 "(?=[^\\S\\n]+[^\\W\\d_])")
+
+
 def symbol_bullets(text: str) -> str:
-    """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``), and Wingdings' bullets at a line's start
-    before a space and a word (``_LINE_BULLET_RE``), as the bullet they draw."""
+    """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``), and Wingdings' bullets opening an item (at a
+    line's start, or after a sentence's end or a cell's separator, before a space and a word: ``_LINE_BULLET_RE``,
+    ``_INLINE_BULLET_RE``), as the bullet they draw; then any other private-use code point as the glyph it draws
+    (``symbolfont.as_drawn``: U+F071 elsewhere is the Symbol font's θ), or without it: a quote never shows one as
+    the box a reader's font draws."""
+    from mnote_kr.citations.cleaning.symbolfont import as_drawn
+
     if _SYMBOL_BULLET in text:
         text = text.replace(_SYMBOL_BULLET, "•")
     if any(ch in text for ch in _PRIVATE_USE_BULLETS):
-        text = _LINE_BULLET_RE.sub(r"\1•", text)
-    return text
+        text = _INLINE_BULLET_RE.sub(r"\1•", _LINE_BULLET_RE.sub(r"\1•", text))
+    return as_drawn(text)
 
 
 #: A bullet standing alone at a quote's end, after a space: the next item's bullet, which a PDF's text layer

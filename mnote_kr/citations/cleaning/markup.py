@@ -58,8 +58,6 @@ _INLINE_TAGS = frozenset(
 
 # --------------------------------------------------------------------------- tables
 
-_JSON_CELL_RE = lazy_compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
-_ROW_SPLIT_RE = lazy_compile(r"\]\s*,?\s*\[")
 _JSONISH_RE = lazy_compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
 # Where one row of a JSON table ends and the next begins: `", ""], ["Country"`.
 _ROW_BOUNDARY_RE = lazy_compile(r"\"\s*\]\s*,\s*\[\s*\"")
@@ -107,20 +105,9 @@ def _json_rows(content: str) -> list[list[str]]:
         return rows
     if not _JSONISH_RE.search(content):  # not a JSON table at all: plain text
         return [[_strip_tags(content)]]
-    # Cut or malformed: read it tolerantly, row by row.
-    rows = []
-    for part in _ROW_SPLIT_RE.split(content):
-        cells = []
-        for m in _JSON_CELL_RE.finditer(part):
-            if m.group(1) is not None:
-                try:
-                    cells.append(json.loads(f'"{m.group(1)}"'))
-                except ValueError:
-                    cells.append(m.group(1))
-            else:
-                cells.append(m.group(2))
-        rows.append([_strip_tags(c) for c in cells])
-    return rows
+    # Cut or malformed: read it tolerantly, row by row, each string decoded (its "\\n" a line break) even when the
+    # chunk begins or ends inside it (nc27a Q12: a cell cut at "apply, please type N/A.\\n\uf0a8 Sign ...").
+    return _fragment_rows(content)
 
 
 def _table_fragment(text: str) -> str:
@@ -132,6 +119,12 @@ def _table_fragment(text: str) -> str:
     ``Bangalore; Founded by | Kempe Gowda I``. Called on the rendered text when it still
     holds two row boundaries, so what it returns (which holds none) renders the same again.
     """
+    return _table_text(_render_rows(_fragment_rows(text), _CELL, _ROW))
+
+
+def _fragment_rows(text: str) -> list[list[str]]:
+    """The rows of ``text``, rows of a JSON table cut anywhere (``_table_fragment``): a string the cut began or
+    ended inside is one cell still, its escapes decoded."""
     text = _ESCAPED_LEAD_TAIL_RE.sub("", text.strip(), count=1)
     if not text.startswith(("[", '"')) or _CLOSING_QUOTE_RE.match(text):
         text = '"' + text  # the chunk began inside a cell's string (perhaps at its closing quote)
@@ -150,7 +143,7 @@ def _table_fragment(text: str) -> str:
             rows[-1].append(_strip_tags(string if _ROW_BOUNDARY_RE.search(decoded) else decoded))
         elif bare.strip():
             rows[-1].append(_strip_tags(bare))
-    return _table_text(_render_rows(rows, _CELL, _ROW))
+    return rows
 
 
 def _unescape(text: str) -> str:

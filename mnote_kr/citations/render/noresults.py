@@ -14,6 +14,7 @@ from mnote_kr.citations.render.weakabsent import absent_reason, declined
 from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
+from mnote_kr.citations.render.weakwords import passage_words
 from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
@@ -180,7 +181,7 @@ def _worded(citations: list[Citation], parts: list[dict[str, float]], query: str
     every = asked == set(terms(query))
     if any(p.get(k, 0.0) > 0.0 for p in parts for k in (_WORDS_PARTS if every else _NAMED)):
         return True
-    return not every and any(asked & (set(terms(_passage(c))) | _name_terms(c)) for c in citations)
+    return not every and any(asked & (passage_words(_passage(c)) | _name_terms(c)) for c in citations)
 
 
 #: The word parts that need no term of the query: the query verbatim in a passage, a file it names.
@@ -236,7 +237,7 @@ def library_common(citations: list[Citation], query: str,
     lib = library() if asked else None
     if lib is None or lib.files < LIBRARY_FILES:
         return [], []
-    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
+    held = sorted({t for c in citations for t in asked & (passage_words(_passage(c)) | _name_terms(c))})
     lacking = sorted(t for t in asked.difference(held) if lib.df.get(t, 0) == 0)  # a held word is in some file
     if not lacking:
         return [], []
@@ -276,7 +277,7 @@ def library_plain(citations: list[Citation], query: str, library: Callable[[], L
     lib = library()
     if lib is None or lib.files < LIBRARY_FILES:
         return []
-    held = [asked & (set(terms(_passage(c))) | _name_terms(c)) for c in citations]
+    held = [asked & (passage_words(_passage(c)) | _name_terms(c)) for c in citations]
     if any(sum(lib.held_idf(t) for t in h) >= PLAIN_IDF for h in held):
         return []
     return sorted(set().union(*held))
@@ -293,7 +294,7 @@ def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], qu
     if names_its_answer(parts):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
-    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
+    held = sorted({t for c in citations for t in asked & (passage_words(_passage(c)) | _name_terms(c))})
     if held and set(held) <= COMMON_WORDS:
         return held
     meaning = citations[0].locator.meaning_score
@@ -322,9 +323,9 @@ def _only_around(citations: list[Citation], parts: list[dict[str, float]], query
     if meaning is None or meaning >= ZH_MEANING or not one_script(mine, theirs):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
-    if any(asked & (set(terms(_place_text(c))) | _name_terms(c)) for c in citations):
+    if any(asked & (passage_words(_place_text(c)) | _name_terms(c)) for c in citations):
         return []
-    return sorted({t for c in citations for t in asked & set(terms(_passage(c)))})
+    return sorted({t for c in citations for t in asked & passage_words(_passage(c))})
 
 
 def _place_text(c: Citation) -> str:
@@ -392,7 +393,7 @@ def _numbers_only(asked: set[str], citations: list[Citation]) -> bool:
     words = {t for t in asked if not t.isdigit()}
     if not words or words == asked:
         return False
-    return not any(words & (set(terms(_passage(c))) | _name_terms(c)) for c in citations)
+    return not any(words & (passage_words(_passage(c)) | _name_terms(c)) for c in citations)
 
 
 def _cited_where_named(query: str, citations: list[Citation]) -> bool:

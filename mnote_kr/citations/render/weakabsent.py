@@ -22,6 +22,7 @@ from mnote_kr.citations.render.weakmore import (
     passage,
     query_names,
 )
+from mnote_kr.citations.render.weakwords import passage_words
 
 if TYPE_CHECKING:
     from mnote_kr.citations.caches.libwords import LibraryWords
@@ -103,7 +104,7 @@ def name_absent(citations: list[Citation], query: str, library: Callable[[], Lib
     names = {t for t in query_names(query) if not t.isdigit()}
     if not names:
         return []
-    held = set().union(*(set(terms(passage(c))) | name_terms(c) for c in citations))
+    held = set().union(*(passage_words(passage(c)) | name_terms(c) for c in citations))
     lower = "\n".join(passage(c).lower() for c in citations)
     names = {t for t in names - held if t not in lower}  # a name inside a word of a passage is held (OCR glues)
     if not names:

@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakwords import passage_words
 
 if TYPE_CHECKING:
     from mnote_kr.citations.caches.libwords import LibraryWords
@@ -97,7 +98,7 @@ def only_sources(citations: list[Citation], query: str) -> list[str]:
     mine, theirs = han_share(query), han_share(passage(citations[0]))
     if not one_script(mine, theirs):
         return []
-    held = [(c, asked & (set(terms(passage(c))) | name_terms(c))) for c in citations]
+    held = [(c, asked & (passage_words(passage(c)) | name_terms(c))) for c in citations]
     holding = [(c, h) for c, h in held if h]
     if not holding or any("apparatus" not in c.diagnostics.score_parts for c, _ in holding):
         return []
@@ -174,7 +175,7 @@ def library_lacks(citations: list[Citation], query: str,
     lib = library()
     if lib is None or lib.files < SMALL_FILES:
         return [], []
-    held = {t for c in citations for t in asked & (set(terms(passage(c))) | name_terms(c))}
+    held = {t for c in citations for t in asked & (passage_words(passage(c)) | name_terms(c))}
     absent = sorted(t for t in asked - held if not lib.df.get(t))  # a word a passage holds is in some file
     if len(absent) < 2 or 2 * len(absent) <= len(asked):
         return [], []
@@ -219,7 +220,7 @@ def small_plain(citations: list[Citation], query: str, library: Callable[[], Lib
     if lib is None or not SMALL_FILES <= lib.files < small_below:
         return []
     limit = SMALL_SHARE * math.log((lib.files + 1) / 0.5)
-    held = [asked & (set(terms(passage(c))) | name_terms(c)) for c in citations]
+    held = [asked & (passage_words(passage(c)) | name_terms(c)) for c in citations]
     if any(sum(lib.held_idf(t) for t in h) >= limit for h in held):
         return []
     return sorted(set().union(*held))
@@ -271,7 +272,7 @@ def names_only(citations: list[Citation], query: str, library: Callable[[], Libr
     rest = asked - query_names(query)
     if not written or not rest:
         return [], []
-    held = [asked & (set(terms(passage(c))) | name_terms(c)) for c in citations]
+    held = [asked & (passage_words(passage(c)) | name_terms(c)) for c in citations]
     named = {t for h in held for t in h & written}
     if not named:
         return [], []

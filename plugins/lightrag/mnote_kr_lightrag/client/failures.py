@@ -41,6 +41,17 @@ _WORD_TEMPLATE = lazy_compile(r"not a Word file.*(?:template\.main\+xml|macroEna
 _INTERNAL = lazy_compile(r"object has no attribute|is not subscriptable|is not iterable|unexpected keyword argument"
                          r"|positional argument|index out of range|NoneType|cython_function|Traceback \(most recent")
 INTERNAL_HEADLINE = "an internal error of LightRAG's parser"
+#: LightRAG 1.5.7's native DOCX parser reads every child of the body as an element (``element.tag.split``): an XML
+#: comment or processing instruction there (``<!-- table from original bug report -->``) has a function for its tag.
+_XML_COMMENT = lazy_compile(r"cython_function_or_method'? object has no attribute 'split'")
+COMMENT_HEADLINE = ("LightRAG's DOCX parser stops at the XML comments in the document, a fault of that parser, not "
+                    "a fault of the file")
+#: python-docx's words for a package whose main part is not the Word document it looks for (a Strict Open XML
+#: document names it by another relationship: ``purl.oclc.org/ooxml/...``).
+NO_MAIN_PART = lazy_compile(r"no relationship of type '[^']*officeDocument'")
+NO_PART_WORDS = "LightRAG's DOCX parser finds no Word document part in it where it looks"
+NO_MAIN_HEADLINE = f"{NO_PART_WORDS}, as in a document saved as Strict Open XML"
+STRICT_HEADLINE = "it is saved as Strict Open XML, which LightRAG's DOCX parser does not open"
 #: A parse failure that is no fault of the file's bytes (a remote parser, a model, the network).
 _NOT_THE_FILE = lazy_compile(r"time(?:d)?\s?out|connect|network|unreachable|HTTP\s?[45]\d\d|\b50[234]\b|rate.?limit"
                              r"|quota|api.?key|unauthori[sz]ed|temporar|unavailable|out of memory|MemoryError"
@@ -75,6 +86,10 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (_ENCRYPTED, "", "the file is encrypted; save a copy without the password and ingest that"),
     (_WORD_TEMPLATE, "", "open it in Word or LibreOffice, save it as a document (.docx), then 'mnote-kr ingest FILE'"),
+    (_XML_COMMENT, "docx", "open it in Word or LibreOffice and save it again (which leaves no XML comments), then "
+                           "'mnote-kr ingest FILE'"),
+    (NO_MAIN_PART, "docx", "open it in Word and save it as Word Document (.docx), not as Strict Open XML Document, "
+                           "then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
      "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
@@ -134,6 +149,10 @@ def _headline(text: str) -> str:
         headline = "identical content is already indexed"
     elif _WORD_TEMPLATE.search(text):  # python-docx's "is not a Word file" reads as if the file were broken
         headline = "it is a Word template, which LightRAG's DOCX parser does not open"
+    elif _XML_COMMENT.search(text):
+        headline = COMMENT_HEADLINE
+    elif NO_MAIN_PART.search(text):  # python-docx's words, a URL among them
+        headline = NO_MAIN_HEADLINE
     elif _INTERNAL.search(headline):
         headline = INTERNAL_HEADLINE
     return headline
@@ -157,7 +176,7 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str,
             if pattern in _SAID_IN_HEADLINE and pattern.search(headline):  # said once: the headline has it
                 advice = advice.split("; ", 1)[1]
             return f"{headline}: {advice.replace('FILE', file_name)}"
-    if content_fault and headline != INTERNAL_HEADLINE and not _NOT_THE_FILE.search(text):
+    if content_fault and headline not in (INTERNAL_HEADLINE, COMMENT_HEADLINE) and not _NOT_THE_FILE.search(text):
         return f"{headline}: {CONTENT_ADVICE.replace('FILE', file_name)}"
     # A failed file is sent again by a plain ingest: no option is needed to retry it.
     return f"{headline}: 'mnote-kr ingest {file_name}' tries again"

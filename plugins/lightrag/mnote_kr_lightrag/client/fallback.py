@@ -22,7 +22,7 @@ from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, SourceEntry
 
 from . import links, naming
 from . import provider as _p
-from .failures import failure_headline
+from .failures import NO_MAIN_HEADLINE, NO_PART_WORDS, STRICT_HEADLINE, failure_headline
 from .readings import FALLBACK, current
 
 KIND = "text_fallback"
@@ -35,12 +35,36 @@ THIN_MIN_CHARS = 1000
 THIN_KINDS = (".docx", ".pptx", ".xlsx")
 
 
-def note(error: str | None, link_name: str | None) -> str:
+def note(error: str | None, link_name: str | None, source: str | Path | None = None) -> str:
     """What ``status`` says about an entry indexed through the fallback: LightRAG's reason
-    (``error``, its raw text) without advice, since there is nothing left for the user to do."""
+    (``error``, its raw text) without advice, since there is nothing left for the user to do. ``source``: the
+    user's file, read (never written) for what the error text cannot tell (``strict_ooxml``)."""
     why = failure_headline(error, link_name=link_name)
+    if why == NO_MAIN_HEADLINE and source is not None:  # the file says whether it is Strict
+        why = STRICT_HEADLINE if strict_ooxml(source) else NO_PART_WORDS
     return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser could not read it "
             f"({why}); citations still point into the file")
+
+
+#: The relationship by which a Strict Open XML package names its main part (ISO/IEC 29500 Strict).
+_STRICT_MAIN = b"purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+#: The most bytes of ``_rels/.rels`` read (a real one is under 1 KB).
+_RELS_MOST = 64 * 1024
+
+
+def strict_ooxml(path: str | Path) -> bool:
+    """``path`` is an Office package whose main part is named as in Strict Open XML (its ``_rels/.rels``)."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("_rels/.rels")
+            if info.file_size > _RELS_MOST:
+                return False
+            with z.open(info) as f:
+                return _STRICT_MAIN in f.read(_RELS_MOST)
+    except (OSError, KeyError, zipfile.BadZipFile, RuntimeError, EOFError):
+        return False
 
 
 def thin_note(parsed: int, ours: int) -> str:
@@ -112,7 +136,7 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     # A busy scan is no failure: the wrapper waits at the top of the input dir and the
     # status bridge scans again while the entry is ``submitted``.
     _outcome, track_id, _retry_after, _error = prov.scan()
-    why = why or note(row.get("error_msg") or row.get("content_summary"), link)
+    why = why or note(row.get("error_msg") or row.get("content_summary"), link, entry.source_path)
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
                        wrapper_path=str(input_dir / name), last_error=why, reading=current(FALLBACK))
