@@ -52,7 +52,8 @@ What is here:
   ``absent_words`` (the query's Chinese words, by the dictionary, of which a file holds no bigram: asked, lacked),
   ``lacked_words`` (the query's Chinese words a place does not hold as written: no exact claim without them),
   ``asked_term``/``names_term`` (the term a question asks the meaning of, "What is the oracle?", and a text naming it
-  in prose, "which we call the oracle": its definition),
+  in prose, "which we call the oracle": its definition; ``keeps_setting``: whether a place moved to keeps the
+  question's setting, "of aspirin"),
   ``unheld_modifiers`` (the query's Chinese modifiers a Latin place lacks, by every sense the dictionary gives),
   ``named_in_chinese`` (where a Chinese question names a Latin header, 淡水鸭 "Freshwater Ducks", by the dictionary),
   ``text_language`` (the language a text is written in by its script, kana telling Japanese from Chinese),
@@ -187,7 +188,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.cjkwords import absent_words, lacked_words
     from mnote_kr.citations.text.crossmods import named_in_chinese, unheld_modifiers
-    from mnote_kr.citations.text.definitions import asked_term, names_term
+    from mnote_kr.citations.text.definitions import asked_term, keeps_setting, names_term
     from mnote_kr.citations.text.languages import language as text_language
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
@@ -267,7 +268,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     "lacked_words": ("mnote_kr.citations.text.cjkwords", "lacked_words"),
-    **{n: ("mnote_kr.citations.text.definitions", n) for n in ("asked_term", "names_term")},
+    **{n: ("mnote_kr.citations.text.definitions", n) for n in ("asked_term", "keeps_setting", "names_term")},
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
     "named_in_chinese": ("mnote_kr.citations.text.crossmods", "named_in_chinese"),
     "text_language": ("mnote_kr.citations.text.languages", "language"),
@@ -396,6 +397,7 @@ __all__ = [
     "is_furniture",
     "iter_tokens",
     "keeps_line_end_hyphen",
+    "keeps_setting",
     "keyed_header",
     "kind_answered",
     "labelled_row",

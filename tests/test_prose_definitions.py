@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from mnote_kr_testkit.data import CORPUS
 
-from mnote_kr.citations.text.definitions import asked_term, names_term
+from mnote_kr.citations.text.definitions import asked_setting, asked_term, keeps_setting, names_term
 from mnote_kr.default_plugins.text_locator import clear_cache, locate
 from mnote_kr.models import LocateRequest
 from tests.surfaces import one_passage_host
@@ -117,3 +117,49 @@ def test_a_text_definition_question_is_cited_on_the_paragraph_naming_the_term(tm
     # another question about the oracle keeps the paragraph its words choose
     other = locate(LocateRequest(file=str(path), evidence=NOTE, query="When do we consult the oracle?", passage=NOTE))
     assert other.paragraph_index == 1, (other.paragraph_index, other.reason)
+
+
+ASPIRIN = (
+    "# Aspirin\n\n"
+    "Aspirin side effects include stomach upset, heartburn and bleeding in the gut. Rarely aspirin causes ringing in "
+    "the ears.\n\n"
+    "Unwanted reactions to any medicine are called side effects. Tell your doctor about them.\n\n"
+    "Store the tablets below 25 degrees.\n"
+)
+
+
+@pytest.mark.parametrize(("question", "setting"), [
+    ("What are the side effects of aspirin?", ("aspirin",)),
+    ("What is the oracle in TraceMonkey?", ("tracemonkey",)),
+    ("Define the angle of attack", ("attack",)),
+    ("阿司匹林的副作用是什么？", ("阿司匹林",)),
+    ("TraceMonkey中的oracle是什么？", ("tracemonkey",)),
+    ("What are side effects?", ()),
+    ("How long must a trustee keep the general ledgers?", ()),
+])
+def test_the_setting_a_term_is_asked_in(question: str, setting: tuple[str, ...]) -> None:
+    assert asked_setting(question) == setting
+
+
+def test_a_move_keeps_the_setting_the_chosen_text_holds() -> None:
+    q = "What are the side effects of aspirin?"
+    answer, general = ASPIRIN.split("\n\n")[1:3]
+    assert not keeps_setting(q, answer, general)  # "aspirin" lost
+    assert keeps_setting(q, general, answer)
+    assert keeps_setting("What are side effects?", answer, general)  # no setting to lose
+    # the paper's subject, written in neither text: the text naming the term may be chosen
+    assert keeps_setting("What is the oracle in TraceMonkey?", "we consult the oracle", "which we call the oracle")
+    assert not keeps_setting("阿司匹林的副作用是什么？", "阿司匹林的副作用包括胃部不适。", "药物的不良反应称为副作用。")
+
+
+@pytest.mark.usefixtures("_fresh")
+@pytest.mark.parametrize(("question", "index"), [
+    ("What are the side effects of aspirin?", 1),  # the setting's paragraph, not the general definition
+    ("What are side effects?", 2),  # no setting: the paragraph naming the term
+])
+def test_a_text_definition_question_of_a_setting_keeps_the_paragraph_holding_it(
+        tmp_path: Path, question: str, index: int) -> None:
+    path = tmp_path / "aspirin.md"
+    path.write_text(ASPIRIN, encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence=ASPIRIN, query=question, passage=ASPIRIN))
+    assert loc.paragraph_index == index, (loc.paragraph_index, loc.reason)

@@ -51,6 +51,14 @@ def test_the_boxed_column_end_is_quoted_to_its_last_full_stop() -> None:
     ("It goes on…", "It goes on…"),
     ("弹性防松螺母是一种标准螺母。它的", "弹性防松螺母是一种标准螺母。它的"),  # CJK: no word list to tell
     ("", ""),
+    # a capital letter or word inside a sentence is a label, not the article (review r27 finding 5)
+    ("Blood type: A", "Blood type: A"),
+    ("See Annex A", "See Annex A"),
+    ("The daily dose is 5 mg. It is given with vitamin A", "The daily dose is 5 mg. It is given with vitamin A"),
+    ("Bring form B or Form C. Use Type The", "Bring form B or Form C. Use Type The"),
+    # ... a capital opening a sentence is still its first word: "This", "A" go on
+    ("A nut holds. A", "A nut holds."),
+    ("A nut holds. “This", "A nut holds."),
 ])
 def test_a_quote_ending_on_a_word_a_sentence_cannot_end_on_is_settled(quote: str, settled: str) -> None:
     assert settled_end(quote, "collar") == settled

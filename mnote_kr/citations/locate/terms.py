@@ -36,7 +36,7 @@ from mnote_kr.citations.locate.otherscript import other_script
 from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
 from mnote_kr.citations.text.cjkwords import query_words
-from mnote_kr.citations.text.definitions import asked_term, names_term
+from mnote_kr.citations.text.definitions import asked_term, keeps_setting, names_term
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
@@ -185,7 +185,8 @@ def at_prose_definition(doc: TextDocument[P], match: Match, query: str,
     "... which we call the oracle", "An elastic stop nut is a ...", 称为X): the first of the places behind it, else
     of the ``passage``'s paragraphs in document order, that names it, claimed (the definition is what the question
     asks), ``match`` right behind it. Unchanged when ``match`` names it, the question asks no term, or no place does
-    (nc26b Q6: "What is the oracle in TraceMonkey?" on the paragraph after the one naming it)."""
+    (nc26b Q6: "What is the oracle in TraceMonkey?" on the paragraph after the one naming it) without losing the
+    setting's words ``match``'s paragraph holds (``keeps_setting``: "What are the side effects of aspirin?")."""
     para = match.paragraph
     names = asked_term(query)
     if para is None or not names or names_term(para.text, names):
@@ -193,7 +194,8 @@ def at_prose_definition(doc: TextDocument[P], match: Match, query: str,
     paras = doc.paragraphs
     near = [r.paragraph for r in match.runners_up if r.paragraph is not None]
     near += [paras[i] for i in (passage() if passage is not None else ()) if 0 <= i < len(paras)]
-    pick = next((p for p in near if p.index != para.index and _body(p) and names_term(p.text, names)), None)
+    pick = next((p for p in near if p.index != para.index and _body(p) and names_term(p.text, names)
+                 and keeps_setting(query, para.text, p.text)), None)
     if pick is None:
         return match
     lead = next((r for r in match.runners_up if r.paragraph is pick), None)

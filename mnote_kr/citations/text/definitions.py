@@ -12,6 +12,10 @@ question's words, so words and meaning alone cite them.
   first: X as written and X without the setting after it ("oracle" of "oracle in TraceMonkey", "oracle" of
   "TraceMonkey中的oracle"). A question asking an attribute's value ("What is the minimum distance ...", "What is the
   name of ...") or what is done asks no term.
+* :func:`asked_setting`/:func:`keeps_setting`: the words of the setting cut off ("aspirin" of "What are the side
+  effects of aspirin?"), and whether a text a place would move to holds those the place's own text holds: a
+  definition question's place leaves the text holding its setting for no general definition ("Unwanted reactions
+  to any medicine are called side effects", review r27 finding 1).
 * :func:`names_term`: whether a text names one of those terms by a naming phrase before it ("which we call the X",
   "we call this X", "called X", "known as X", "referred to as X", "termed X", "denoted X", "defined as X", 称为X,
   叫做X, 简称X, 名为X), defines it ("we define X as", "X is defined as", X是指, X指的是, X定义为, X是一种), or opens a
@@ -28,7 +32,7 @@ import re
 
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["asked_term", "names_term"]
+__all__ = ["asked_setting", "asked_term", "keeps_setting", "names_term"]
 
 #: Questions asking what a term means, on the normalised question (lower case, one space, no end mark).
 _ASKING = (
@@ -50,13 +54,18 @@ _NOT_TERMS = frozenset("""minimum maximum number amount size cost price name dat
     made said known happening going difference relationship advantage disadvantage benefit""".split())
 #: Words after which a term's setting begins ("oracle in tracemonkey", "angle of attack").
 _SETTING_RE = lazy_compile(r"\s+(?:in|of|for|on|at|within|inside|from|by|with|between|under|during)\s+")
+#: A setting's words: Latin words and Chinese runs ("aspirin", "阿司匹林").
+_SETTING_WORD = lazy_compile(r"[a-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: Words of a setting that say none of it ("the dose of an adult", "the side effects of this drug").
+_NOT_SETTING = frozenset("a an the this that these those its their his her our your my s".split())
 #: Longest term (words): a question asking about a long phrase asks something else.
 MAX_TERM_WORDS = 6
 _END_MARKS = " ?？.。!！"
 
 
-def asked_term(question: str) -> tuple[str, ...]:
-    """The names of the term ``question`` asks the meaning of, normalised, longest first; () when it asks none."""
+def _asked(question: str) -> tuple[str, str, str] | None:
+    """The term ``question`` asks the meaning of as written, without its setting, and the setting cut off
+    (normalised; the last two empty when nothing was cut); None when it asks none."""
     q = " ".join(normalize(question or "").split()).strip(_END_MARKS)
     for pattern in _ASKING:
         m = pattern.match(q)
@@ -64,16 +73,57 @@ def asked_term(question: str) -> tuple[str, ...]:
             continue
         term = m.group(1).strip(" '\"“”‘’《》「」")
         if not term or term.split()[0] in _NOT_TERMS or len(term.split()) > MAX_TERM_WORDS:
-            return ()
-        names = [term]
+            return None
         if term.isascii():
-            cut = _SETTING_RE.split(term, maxsplit=1)[0].strip()
+            cut, *rest = _SETTING_RE.split(term, maxsplit=1)
+            setting = rest[0] if rest else ""
         else:
-            cut = term.rsplit("的", 1)[-1].strip()
-        if cut and cut != term and (len(cut) >= 2):
-            names.append(cut)
-        return tuple(n for n in names if len(n) >= 2)
-    return ()
+            setting, _, cut = term.rpartition("的")
+        cut, setting = cut.strip(), setting.strip()
+        if not cut or cut == term or len(cut) < 2:
+            return term, "", ""
+        return term, cut, setting
+    return None
+
+
+def asked_term(question: str) -> tuple[str, ...]:
+    """The names of the term ``question`` asks the meaning of, normalised, longest first; () when it asks none."""
+    asked = _asked(question)
+    if asked is None:
+        return ()
+    return tuple(n for n in asked[:2] if len(n) >= 2)
+
+
+def asked_setting(question: str) -> tuple[str, ...]:
+    """The words of the setting :func:`asked_term` cut off the term ``question`` asks about, normalised: "aspirin"
+    of "What are the side effects of aspirin?", "tracemonkey" of "TraceMonkey中的oracle是什么"; () when none was
+    cut. Articles and possessives are no setting's words; a Chinese setting's last 中/里/内/上 is its preposition."""
+    asked = _asked(question)
+    if asked is None or not asked[2]:
+        return ()
+    words = _SETTING_WORD.findall(asked[2].rstrip("中里内上"))
+    return tuple(w for w in words if w not in _NOT_SETTING)
+
+
+def keeps_setting(question: str, chosen: str, pick: str) -> bool:
+    """Whether the text ``pick`` holds every word of the setting of ``question``'s term (:func:`asked_setting`)
+    that the text ``chosen`` holds: a definition question's place moves from ``chosen`` to ``pick`` only then.
+    "What are the side effects of aspirin?" stays on "Aspirin side effects include ...", not "... are called side
+    effects"; "What is the oracle in TraceMonkey?" moves to "which we call the oracle" when the text it leaves
+    does not say "TraceMonkey" either (the paper's subject, written in neither)."""
+    setting = asked_setting(question)
+    if not setting:
+        return True
+    have, there = " ".join(normalize(chosen).split()), " ".join(normalize(pick).split())
+    return all(_holds(there, w) for w in setting if _holds(have, w))
+
+
+def _holds(norm: str, word: str) -> bool:
+    """Whether normalised text ``norm`` holds ``word`` (a Latin word at a word's start: "aspirin's" holds
+    "aspirin")."""
+    if not word.isascii():
+        return word in norm
+    return re.search(rf"(?<![a-z0-9]){re.escape(word)}", norm) is not None
 
 
 _QUOTE_OPEN = "[\"“'‘「『《]?"

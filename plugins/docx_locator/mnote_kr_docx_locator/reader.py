@@ -67,10 +67,16 @@ W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
 # without a page, "Organizational Chart<tab>N/A" in tika__018367.docx).
 _TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*(?:[0-9ivxlcIVXLC]{1,6}|[Nn]/[Aa])\s*$")
 # A contents line typed with its page run on to the title ("A. PURPOSE1-1", a wrapped entry's "NUMBER3-9": the DOJ
-# handbook's chapter-page numbers), a word of three letters or more (or a closing bracket) right before the page.
-_PAGE_RUN_ON = re.compile(r"^[^\n]{0,160}?(?:[^\W\d_]{3}|\))\d{1,3}[-–]\d{1,3}\s*$")
-# ... and after such a line, one ending in a chapter-page number set apart ("4. ELIGIBILITY FOR CHAPTER 133-4").
+# handbook's chapter-page numbers), three capitals (or a closing bracket) right before the page, on a line of
+# capitals (``_capitals``), or of any Latin letters right after a contents line. A sentence ends so too: "…工艺流程
+# 详见图3-4", "…清洗周期为3-6", "… as part ABC12-34" (review r27 finding 2) are body text.
+_PAGE_RUN_ON = re.compile(r"^[^\n]{0,160}?(?:[A-Z]{3}|\))\d{1,3}[-–]\d{1,3}\s*$")
+_PAGE_RUN_ON_AFTER = re.compile(r"^[^\n]{0,160}?(?:[^\W\d_]{3}|\))\d{1,3}[-–]\d{1,3}\s*$")
+# ... and after such a line, one of capitals ending in a chapter-page number set apart ("4. ELIGIBILITY FOR CHAPTER
+# 133-4").
 _PAGE_END = re.compile(r"^[^\n]{1,160}?\d[-–]\d{1,3}\s*$")
+# Letters with no case (Chinese, Japanese, Korean): a line holding them is no line of capitals.
+_UNCASED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 # Block-level and run-level children that never hold paragraph text.
 _SKIP = frozenset(
     {
@@ -301,8 +307,7 @@ class _Walker:
                               self.path, f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None) or (
-            not self.table_depth and (_PAGE_RUN_ON.match(own_text) is not None
-                                      or self.contents and _PAGE_END.match(own_text) is not None))
+            not self.table_depth and _run_on_contents(own_text, self.contents))
         if own_text.strip():
             self.contents = in_toc  # the paragraph before the next one with text is a contents line
         if in_toc or not own_text.strip() or self.table_depth:  # a table cell is never a heading
@@ -428,6 +433,21 @@ class _Walker:
         if box_text:
             parts.append("\n" + box_text if own else box_text)
         return own
+
+
+def _capitals(text: str) -> bool:
+    """Whether ``text`` is written in capitals: no lowercase letter, no letter without case (a Chinese line)."""
+    return not any(c.islower() for c in text) and _UNCASED.search(text) is None
+
+
+def _run_on_contents(text: str, after_contents: bool) -> bool:
+    """Whether ``text`` is a contents line typed with its page run on (``_PAGE_RUN_ON``), or, ``after_contents``
+    (the last paragraph with text was a contents line), one of capitals ending in a page set apart (``_PAGE_END``) or
+    one of Latin letters with its page run on."""
+    if _PAGE_RUN_ON.match(text) is not None and _capitals(text):
+        return True
+    return after_contents and _UNCASED.search(text) is None and (
+        _capitals(text) and _PAGE_END.match(text) is not None or _PAGE_RUN_ON_AFTER.match(text) is not None)
 
 
 def _textbox_text(box: etree._Element) -> str:

@@ -166,3 +166,25 @@ def test_a_title_ending_in_a_range_is_still_a_title(tmp_path: Path) -> None:
     by_text = {p.text: p for p in doc.paragraphs}
     assert by_text["The articles bind every member."].heading_path == ("2. ARTICLES 1-3",)
     assert not by_text["2. ARTICLES 1-3"].in_toc and not by_text["See the plan in annex B2-14"].in_toc
+
+
+def test_a_body_sentence_ending_in_a_range_run_on_is_no_contents_line(tmp_path: Path) -> None:
+    """Review r27 finding 2: Chinese writes "工艺流程详见图3-4" with no space, and an order line ends "as part
+    ABC12-34"; both were read as contents lines typed with their page run on, and the paragraph after the first
+    ("…清洗周期为3-6") as one after such a line, so none of them could be cited."""
+    from mnote_kr.models import LocateRequest
+    from mnote_kr_docx_locator import locate
+
+    b = DocxBuilder(para_ids=False)
+    b.heading("3 工艺设计")
+    b.para("本项目采用两级反渗透工艺，工艺流程详见图3-4")
+    b.para("反渗透膜的回收率按75%设计，清洗周期为3-6")
+    b.para("Order the replacement gasket for the pump housing as part ABC12-34")
+    b.para("The pump runs at 1450 rpm.")
+    path = _write(tmp_path, b)
+    paras = load_docx(path).paragraphs
+    assert [p.in_toc for p in paras[1:4]] == [False, False, False], [(p.text, p.in_toc) for p in paras]
+    text = "\n".join(p.text for p in paras)
+    loc = locate(LocateRequest(file=str(path), evidence=text, query="反渗透膜的回收率是多少", passage=text))
+    assert loc is not None
+    assert (loc.locator_precision, loc.paragraph_index, loc.locator_degraded) == ("paragraph", 2, False), loc.reason

@@ -5,7 +5,10 @@ advisory data structure which we call the “oracle”.", and words and meaning 
 word three times ("we consult the oracle ... the now updated oracle information"). When the query asks a term's
 meaning (the host's ``asked_term``) and the block chosen does not name it (``names_term``: "which we call the X",
 "X is a ...", 称为X), the first block of the passage that does, else of the places behind the answer, is chosen,
-the block held first right behind it. A term no block names moves nothing.
+the block held first right behind it. A term no block names moves nothing, nor does a block naming the term
+without the words of the setting the question asks it in which the block chosen holds (``keeps_setting``: "What are
+the side effects of aspirin?" stays on "Aspirin side effects include ...", not "... are called side effects"). The
+claim counts the query's words the block moved to holds (``answer.holds_terms``).
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mnote_kr.plugin_api import asked_term, names_term, rank_by_meaning
+from mnote_kr.plugin_api import asked_term, keeps_setting, names_term, rank_by_meaning
 
-from .answer import Answer
+from .answer import Answer, holds_terms
 from .blocks import places, written_text
 from .pdftext import DocumentText
 
@@ -45,13 +48,16 @@ def at_named_definition(doc: DocumentText, counts: Mapping[tuple[int, int], Any]
     if not DEFINITIONS_LEAD or not names or ans.block is not None and names_term(_text(doc, ans.block), names):
         return ans
     near: Iterable[tuple[int, int]] = [*sorted(counts), *(b for b, _ in ans.runners_up if b not in counts)]
-    pick = next((b for b in near if names_term(_text(doc, b), names)), None)
+    chosen = _text(doc, ans.block) if ans.block is not None else ""
+    pick = next((b for b in near if names_term(text := _text(doc, b), names) and keeps_setting(query, chosen, text)),
+                None)
     if pick is None:
         return ans
+    share, found, _terms = holds_terms(doc, pick, query)
     behind = [(ans.block, ans.meaning)] if ans.block is not None else []
     runners = behind + [r for r in ans.runners_up if r[0] not in (pick, ans.block)]
     cos = next((c for b, c in ans.runners_up if b == pick and c is not None), None)
-    return dataclasses.replace(ans, block=pick, rule="definition", share=1.0, found=ans.terms,
+    return dataclasses.replace(ans, block=pick, rule="definition", share=share, found=found,
                                lines=list(doc.pages[pick[0]].blocks[pick[1]]),
                                meaning=cos if cos is not None else _cosine(doc, pick, query), runners_up=runners,
                                rare_elsewhere=False)
