@@ -42,9 +42,9 @@ SAID_LEADS = True
 SAID_MORE = 2
 SAID_BAND = 0.01
 SAID_SHARE = 0.5
-#: An exact first place yields to an exact place behind it holding as many of the query's words (``folding._held``) and
-#: nearer the question by meaning by ``folding.LEAD_BY_MEANING`` at least (False: an exact first stays, as before
-#: round 27).
+#: An exact first place yields to an exact place behind it holding as many of the query's words (``folding._held``), not
+#: the same ones, and nearer the question by meaning by ``folding.LEAD_BY_MEANING`` at least (False: an exact first
+#: stays, as before round 27).
 EXACT_BY_MEANING = True
 
 
@@ -86,14 +86,18 @@ def said_more(first: Citation, behind: list[Citation], words_of: Callable[[Citat
 
 def exact_nearer(first: Citation, behind: list[Citation], held: Callable[[Citation], set[int]],
                  lead: float | None) -> Citation | None:
-    """The exact place behind an exact ``first`` holding as many of the query's words as it and nearer the question by
-    meaning by ``lead`` at least, the nearest of them (``EXACT_BY_MEANING``); None when none is."""
+    """The exact place behind an exact ``first`` holding as many of the query's words as it, not the same ones, and
+    nearer the question by meaning by ``lead`` at least, the nearest of them (``EXACT_BY_MEANING``); None when none
+    is."""
     cos = _cos(first)
     if not EXACT_BY_MEANING or lead is None or cos is None or first.locator_degraded:
         return None
-    mine = len(held(first))
-    if not mine:
+    words = held(first)
+    if not words:
         return None
+    # holding the same words, the locator chose between them by its own rules (a definition, the query as written):
+    # meaning decides only between places exact on different words of the question (the header's "result", the
+    # row's "hba1c"); "What is the oracle in TraceMonkey?" stays on the block naming the oracle
     eligible = [p for p in behind if place_key(p.locator) and not p.locator_degraded and _cos(p) is not None
-                and (_cos(p) or 0.0) >= cos + lead and len(held(p)) >= mine]
+                and (_cos(p) or 0.0) >= cos + lead and len(held(p)) >= len(words) and held(p) != words]
     return max(eligible, key=lambda p: _cos(p) or 0.0, default=None)
