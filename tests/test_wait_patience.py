@@ -22,23 +22,33 @@ from mnote_kr.models import EntryUpdate, ProviderActivity, SourceEntry
 CHUNKS = 30
 
 
-class Script(FakeProvider):
-    """``kb/moving.md`` gains a chunk each look and is done after :data:`CHUNKS` looks; ``kb/hung.md`` stays on
-    chunk 3 of 10 forever (a LightRAG stuck on it). Each look costs the fake clock the seconds it was given."""
+class Clocked(FakeProvider):
+    """A provider whose files were sent (``submitted``) and whose looks each cost a fake clock the seconds given."""
 
-    def __init__(self, *, hung_moves_after: int | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__(ingest_status="submitted")
         self.now = 1000.0
         self.looks = 0
-        self.hung_moves_after = hung_moves_after
 
     def clock(self) -> float:
         return self.now
 
-    @hookimpl
-    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+    def look(self, wait_s: float) -> None:
         self.looks += 1
         self.now += wait_s
+
+
+class Script(Clocked):
+    """``kb/moving.md`` gains a chunk each look and is done after :data:`CHUNKS` looks; ``kb/hung.md`` stays on
+    chunk 3 of 10 forever (a LightRAG stuck on it). Each look costs the fake clock the seconds it was given."""
+
+    def __init__(self, *, hung_moves_after: int | None = None) -> None:
+        super().__init__()
+        self.hung_moves_after = hung_moves_after
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.look(wait_s)
         out = []
         for e in entries:
             rel = e.source_root_relative_path
@@ -128,24 +138,18 @@ def test_cli_timeout_line_says_the_wait_ended_for_want_of_progress(tmp_path: Pat
     assert host.registry().entries["kb/moving.md"].status == "processed"
 
 
-class Embedding(FakeProvider):
+class Embedding(Clocked):
     """``kb/big.docx`` embedded in one long write (nc27b: LightRAG 1.5.7 embedding the 482 chunks of a handbook,
     its stage, step and chunk count unchanged for 5 minutes): only the provider's ``pulse`` moves, one model call
     done per look, until it is done after :data:`CHUNKS` looks; ``hung`` True: the pulse never moves either."""
 
     def __init__(self, *, hung: bool = False) -> None:
-        super().__init__(ingest_status="submitted")
-        self.now = 1000.0
-        self.looks = 0
+        super().__init__()
         self.hung = hung
-
-    def clock(self) -> float:
-        return self.now
 
     @hookimpl
     def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
-        self.looks += 1
-        self.now += wait_s
+        self.look(wait_s)
         if self.looks > CHUNKS and not self.hung:
             return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processed")
                     for e in entries]
