@@ -10,9 +10,10 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
 * ``default``: this tree as it ships;
 * ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
   bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
-* ``before`` (``--before``): the default with round 27's fix undone (``mnote_kr_pdf_bbox.locator
-  .unreadable_page`` measuring a page's whole text layer at every ask, as before): the fix's before/after in the
-  same run, and its citations asserted identical to the default's.
+* ``before`` (``--before``): the default with round 27's fixes undone (``mnote_kr_pdf_bbox.locator
+  .unreadable_page`` measuring a page's whole text layer at every ask, ``copyable.mostly_glyphs`` a place's
+  text at every ask: ``GLYPHS_MEMO_MAX`` 0): the fixes' before/after in the same run, and its citations
+  asserted identical to the default's.
 
 Host side = the search's wall time minus LightRAG's answer (``providerMs``). Printed: p50 and p95 per side
 and their ratios against ``words`` (the baseline measured in the same run). ``--profile`` prints each side's
@@ -139,7 +140,8 @@ def main() -> int:
         sides: dict[str, dict[str, Any]] = {"default": {}, "words": {"py:mnote_kr.citations.rank.meaning."
                                                                        "MEANING_WEIGHT": 0.0}}
         if args.before:
-            sides["before"] = {"py:mnote_kr_pdf_bbox.locator.unreadable_page": _measured_each_time}
+            sides["before"] = {"py:mnote_kr_pdf_bbox.locator.unreadable_page": _measured_each_time,
+                               "py:mnote_kr.citations.cleaning.copyable.GLYPHS_MEMO_MAX": 0}
         code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
         names = list(sides)
         host.search("warm-up before the timed searches", top_k=args.top_k)
