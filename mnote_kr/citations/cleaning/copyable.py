@@ -474,7 +474,27 @@ def mostly_glyphs(text: str) -> bool:
     leaders (``Notices . . . . 7``) and a dash stand aside. Figure labels read through a font without a
     letter map are soup; a sentence, a formula, code, a table's row of numbers, a contents line, an e-mail
     line or a CJK line is not. Mojibake is too (``textlayer.mojibake``: a font without a usable Unicode map
-    read as Latin-1 and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``)."""
+    read as Latin-1 and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``). Remembered by text
+    (``GLYPHS_MEMO_MAX``)."""
+    hit = _glyphs_memo.get(text) if GLYPHS_MEMO_MAX > 0 else None
+    if hit is None:
+        hit = _mostly_glyphs(text)
+        if GLYPHS_MEMO_MAX > 0:
+            if len(_glyphs_memo) >= GLYPHS_MEMO_MAX:
+                _glyphs_memo.clear()  # one call, safe beside another thread's locate
+            _glyphs_memo[text] = hit
+    return hit
+
+
+#: Answers of ``mostly_glyphs`` kept by text (0: none). Every place a search shows and every place behind a
+#: passage is asked, again at each search that shows it, and measuring its text (``textlayer.mojibake``'s
+#: character shares) was ~4 s of 30 warm searches with places ranked by meaning (round 27,
+#: ``benchmarks/search_cost.py``); a place's text is a few hundred characters.
+GLYPHS_MEMO_MAX = 8192
+_glyphs_memo: dict[str, bool] = {}
+
+
+def _mostly_glyphs(text: str) -> bool:
     tokens = text.split()
     if not tokens:
         return False

@@ -256,10 +256,20 @@ def locate_pdf(req: LocateRequest) -> Locator:
 
 def unreadable_page(doc: DocumentText, pi: int) -> bool:
     """Whether page index ``pi``'s text layer is mostly mojibake (the host's ``unreadable_layer``: a font
-    without a usable Unicode map): nothing on it is boxed from that layer (the OCR plugin reads the page)."""
-    from mnote_kr.plugin_api import unreadable_layer
+    without a usable Unicode map): nothing on it is boxed from that layer (the OCR plugin reads the page).
+    Measured once per page of a document model, remembered in memory (``extras["unreadable"]``): every
+    located passage asks it of its page and of each place behind it, and measuring a whole page's layer
+    again each time was most of what ranking by meaning added to a warm search (round 27,
+    ``benchmarks/search_cost.py``: ~5 places behind a passage, each on a page measured anew)."""
+    memo = doc.extras.get("unreadable")
+    if not isinstance(memo, dict):
+        memo = doc.extras["unreadable"] = {}
+    hit = memo.get(pi)
+    if hit is None:
+        from mnote_kr.plugin_api import unreadable_layer
 
-    return unreadable_layer(doc.pages[pi].text)
+        hit = memo[pi] = unreadable_layer(doc.pages[pi].text)
+    return hit
 
 
 def _heading_lead(doc: DocumentText, block: tuple[int, int], heading: str, query: str, chunk: str) -> str | None:

@@ -37,3 +37,28 @@ def test_garbage_evidence_on_an_unreadable_page_gets_the_page_as_a_hint_not_a_bo
         assert "page 1's text layer is unreadable" in loc.locator_reason, loc.locator_reason
         assert not loc.place_text and not loc.runners_up
     assert hashlib.sha256(GARBLED.read_bytes()).digest() == before
+
+
+def test_a_pages_layer_is_measured_once_per_document_model(monkeypatch) -> None:  # noqa: ANN001
+    """Every located passage asks whether its page and each place behind it lie on an unreadable page; a page is
+    measured once per document model, not once per question (round 27: re-measuring whole pages was most of what
+    ranking by meaning added to a warm search). The answer is the measure's own, a garbled page's included."""
+    from mnote_kr import plugin_api
+    from mnote_kr_pdf_bbox.locator import unreadable_page
+    from mnote_kr_pdf_bbox.pdftext import read_document
+
+    real = plugin_api.unreadable_layer
+    measured: list[str] = []
+
+    def counted(text: str) -> bool:
+        measured.append(text)
+        return real(text)
+
+    monkeypatch.setattr(plugin_api, "unreadable_layer", counted)
+    doc = read_document(GARBLED)
+    pages = range(len(doc.pages))
+    first = [unreadable_page(doc, pi) for pi in pages]
+    again = [unreadable_page(doc, pi) for _ in range(3) for pi in pages]
+    assert first == [real(p.text) for p in doc.pages] and first[0] is True
+    assert again == first * 3
+    assert len(measured) == len(doc.pages)

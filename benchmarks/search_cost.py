@@ -1,0 +1,207 @@
+"""What the ranking by meaning costs a warm search: host-side time of the default against ``MEANING_WEIGHT=0``.
+
+Issue 33 allows the new default +100 ms of warm search p95. ``benchmarks/retrieval.py`` reads the same
+figure over its whole corpus (round 27: host side p50 2,797 ms default, 1,266 ms words alone, at a load
+of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes. A real managed engine
+(offline model stand-in) is started under a temp dir; the documents of the tuning sets ``tune3`` and
+``tune5`` (``--files``) are ingested (their places embedded), then each question of those sets on them
+(``--questions``) is searched once per side in ONE warm process, the sides' order turned each question:
+
+* ``default``: this tree as it ships;
+* ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
+  bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
+* ``before`` (``--before``): the default with round 27's fixes undone (``mnote_kr_pdf_bbox.locator
+  .unreadable_page`` measuring a page's whole text layer at every ask, ``copyable.mostly_glyphs`` a place's
+  text at every ask: ``GLYPHS_MEMO_MAX`` 0): the fixes' before/after in the same run, and its citations
+  asserted identical to the default's.
+
+Host side = the search's wall time minus LightRAG's answer (``providerMs``). Printed: p50 and p95 per side
+and their ratios against ``words`` (the baseline measured in the same run). ``--profile`` prints each side's
+top functions by cumulative time; ``--dump FILE`` writes each side's citations (ids, order, locators,
+quotes) so two trees' results can be compared (``--same-as FILE`` asserts they are identical).
+Held-out sets are never read.
+
+    .venv/bin/python benchmarks/search_cost.py [--questions 30] [--files 10] [--profile] [--before]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mnote_kr_testkit.data import CORPUS
+
+HERE = Path(__file__).resolve().parent
+SETS = ("tune3", "tune5")  # tuning sets only: held-out sets are never read here
+
+
+def _labels(n_files: int, n_questions: int) -> tuple[list[str], list[dict[str, Any]]]:
+    """The first ``n_files`` documents of the tuning sets and up to ``n_questions`` of their questions, the
+    sets and languages interleaved."""
+    docs: list[str] = []
+    qs: list[dict[str, Any]] = []
+    for name in SETS:
+        data = json.loads((HERE / f"retrieval_{name}.json").read_text(encoding="utf-8"))
+        docs += [d for d in data["documents"] if d not in docs]
+        qs += data["questions"]
+    docs = docs[:n_files]
+    mine = [q for q in qs if q["doc"] in docs]
+    # interleave: one of each file in turn, so every file is asked about
+    by_doc: dict[str, list[dict[str, Any]]] = {}
+    for q in mine:
+        by_doc.setdefault(q["doc"], []).append(q)
+    picked: list[dict[str, Any]] = []
+    while len(picked) < n_questions and any(by_doc.values()):
+        for d in docs:
+            if by_doc.get(d) and len(picked) < n_questions:
+                picked.append(by_doc[d].pop(0))
+    return docs, picked
+
+
+def _pct(values: list[float], q: int) -> float:
+    return float(statistics.quantiles(values, n=100, method="inclusive")[q - 1]) if len(values) > 1 else values[0]
+
+
+def _shape(result: Any) -> list[dict[str, Any]]:
+    """What must not change: each citation's id, order, file, locator and quotes."""
+    import msgspec
+
+    out = []
+    for c in result.results:
+        d = msgspec.to_builtins(c)
+        out.append({k: d.get(k) for k in ("citationId", "sourceRootRelativePath", "locatorPrecision", "locator",
+                                          "displayQuote", "locatorEvidenceText", "alternatives")})
+    return out
+
+
+def _measured_each_time(doc: Any, pi: int) -> bool:  # noqa: ANN401
+    """``mnote_kr_pdf_bbox.locator.unreadable_page`` before round 27: the page's layer measured at every ask."""
+    from mnote_kr.plugin_api import unreadable_layer
+
+    return unreadable_layer(doc.pages[pi].text)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--questions", type=int, default=30)
+    parser.add_argument("--files", type=int, default=10)
+    parser.add_argument("--top-k", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="cProfile each side and print its top functions")
+    parser.add_argument("--before", action="store_true",
+                        help="also search with round 27's fix undone (before) for its before/after")
+    parser.add_argument("--dump", type=Path, help="write each side's citations here (JSON)")
+    parser.add_argument("--same-as", type=Path, help="assert each side's citations equal this earlier --dump")
+    args = parser.parse_args()
+
+    docs, labels = _labels(args.files, args.questions)
+    tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-searchcost-"))
+    os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
+    sys.path.insert(0, str(HERE))
+    from mnote_kr_testkit.engine import seed_tiktoken
+    from retrieval_overrides import code_overrides
+
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
+
+    dirs = default_engine_dirs()  # under MNOTE_KR_HOME: the host finds the managed engine as a user's does
+    state = dirs["state_dir"]
+    seed_tiktoken(dirs["cache_dir"])
+    t0 = time.perf_counter()
+    engine = start_engine(**dirs, wait_s=180)
+    try:
+        print(f"load {os.getloadavg()[0]:.1f}; engine {engine.embedder} started in {time.perf_counter() - t0:.1f}s")
+        ws = tmp / "kb"
+        (ws / "docs").mkdir(parents=True)
+        for rel in docs:
+            shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+        host = Host(ws)
+        host.roots_add("docs")
+        t0 = time.perf_counter()
+        report = host.ingest(["docs"], wait=True, wait_s=900)
+        statuses = [i.status for i in report.items]
+        while not set(statuses) <= {"processed", "failed"}:
+            host.sync(wait_s=60)
+            statuses = [e.status for e in host.registry().entries.values()]
+        print(f"ingest: {len(docs)} files {dict(Counter(statuses))} in {time.perf_counter() - t0:.1f}s; "
+              f"{len(labels)} questions")
+
+        sides: dict[str, dict[str, Any]] = {"default": {}, "words": {"py:mnote_kr.citations.rank.meaning."
+                                                                       "MEANING_WEIGHT": 0.0}}
+        if args.before:
+            sides["before"] = {"py:mnote_kr_pdf_bbox.locator.unreadable_page": _measured_each_time,
+                               "py:mnote_kr.citations.cleaning.copyable.GLYPHS_MEMO_MAX": 0}
+        code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
+        names = list(sides)
+        host.search("warm-up before the timed searches", top_k=args.top_k)
+        ms: dict[str, list[float]] = {n: [] for n in names}
+        shapes: dict[str, dict[str, Any]] = {n: {} for n in names}
+        profiles = {n: cProfile.Profile() for n in names} if args.profile else {}
+        for i, label in enumerate(labels):
+            k = i % len(names)
+            for name in names[k:] + names[:k]:
+                with code_overrides(code[name]):
+                    if profiles:
+                        profiles[name].enable()
+                    t = time.perf_counter()
+                    result = host.search(label["q"], top_k=args.top_k)
+                    wall = (time.perf_counter() - t) * 1000
+                    if profiles:
+                        profiles[name].disable()
+                ms[name].append(wall - float(result.diagnostics.get("providerMs") or 0.0))
+                shapes[name][label["id"]] = _shape(result)
+        base = statistics.median(ms["words"]), _pct(ms["words"], 95)
+        print(f"\nhost side per warm search, ms ({len(labels)} questions, one process, sides turned each question; "
+              f"load {os.getloadavg()[0]:.1f}):")
+        for n in names:
+            p50, p95 = statistics.median(ms[n]), _pct(ms[n], 95)
+            print(f"  {n:14} p50 {p50:7.0f}  p95 {p95:7.0f}   vs words: p50 x{p50 / base[0]:.2f}, "
+                  f"p95 x{p95 / base[1]:.2f} ({p95 - base[1]:+.0f} ms)")
+        if args.before:
+            b = _pct(ms["before"], 95), statistics.median(ms["before"])
+            print(f"  the fix: default / before p50 x{statistics.median(ms['default']) / b[1]:.2f}, "
+                  f"p95 x{_pct(ms['default'], 95) / b[0]:.2f} ({_pct(ms['default'], 95) - b[0]:+.0f} ms)")
+            diff = [q for q in shapes["default"] if shapes["default"][q] != shapes["before"][q]]
+            print(f"  default and before: citations (ids, order, locators, quotes) "
+                  f"{'identical' if not diff else f'differ for {diff}'} on {len(labels)} questions")
+            if diff:
+                return 1
+        if args.dump:
+            args.dump.write_text(json.dumps(shapes, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        if args.same_as:
+            old = json.loads(args.same_as.read_text(encoding="utf-8"))
+            now = json.loads(json.dumps(shapes, ensure_ascii=False, sort_keys=True))
+            for n in names:
+                if n in old:
+                    diff = [q for q in now[n] if old[n].get(q) != now[n][q]]
+                    print(f"  {n}: citations as in {args.same_as.name}: "
+                          f"{'identical' if not diff else f'{len(diff)} questions differ: {diff}'}")
+                    if diff:
+                        return 1
+        for n, prof in profiles.items():
+            out = io.StringIO()
+            pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(45)
+            pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(20)
+            print(f"\n===== profile: {n} (cumulative) =====\n" + out.getvalue())
+        return 0
+    finally:
+        stop_engine(state)
+        if os.environ.get("MNOTE_BENCH_KEEP"):
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
