@@ -17,7 +17,9 @@ def test_a_deleted_file_stays_out_after_prune_and_sync(tmp_path: Path, monkeypat
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
     kb.run("ingest", "kb", "--wait")
-    kb.run("delete", "kb/a.md")
+    out, _ = kb.run("delete", "kb/a.md")
+    assert out.splitlines()[0].split() == ["deleted", "kb/a.md"], out  # status's words, not delete_completed (nc27c)
+    assert "'mnote-kr ingest FILE' adds one back" in out, out
     assert kb.host.registry().entries["kb/a.md"].status == "delete_completed"
     sent = kb.provider.calls.count("ingest")
 
@@ -34,6 +36,8 @@ def test_a_deleted_file_stays_out_after_prune_and_sync(tmp_path: Path, monkeypat
     assert "kb/a.md" not in kb.provider.texts or not any(
         c.source_root_relative_path == "kb/a.md" for c in kb.host.search("amber lamp").results)
     status = kb.run("status")[0]
+    # it does not tell the person prune drops what prune keeps (nc27c)
+    assert "'mnote-kr prune' drops" not in status and "'mnote-kr prune' keeps the record" in status, status
     assert "New:" not in status or "kb/a.md" not in status.split("New:", 1)[1].split("\n", 1)[0], status
 
     (kb.ws / "kb" / "a.md").unlink()  # the file itself gone: its record may go

@@ -292,8 +292,13 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         emit_json({"entries": entries})
         return
-    for e in entries:
-        click.echo(f"{e.status:<18} {e.source_root_relative_path}")
+    from mnote_kr.citations.render.statustext import STATUS_WORDS
+
+    for e in entries:  # in status's words ("being deleted", not the registry's delete_submitted: nc27c)
+        click.echo(f"{STATUS_WORDS.get(e.status, e.status):<18} {e.source_root_relative_path}")
+    if entries:
+        click.echo("(the files themselves are untouched and stay out of the index; "
+                   "'mnote-kr ingest FILE' adds one back)")
 
 
 @cli.command()

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mnote_kr.core.pending import USER_DELETED as TAKEN_OUT
 from mnote_kr.core.readings import status_lines
 from mnote_kr.core.workspace import rules_text
 
@@ -66,6 +67,9 @@ def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str |
 #: nc24a read "2 stale" in sync and "1 stale, 1 moved and followed" in status for the same two records).
 STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
                 "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
+#: What prune does not drop (keepout-r27): the record of a file taken out with 'mnote-kr delete' while the file is on
+#: disk, for that record is what keeps it out.
+KEPT_OUT = " (not of a file taken out with 'mnote-kr delete' while it is on disk: that record keeps it out)"
 #: The old records of moves followed, as the registry's counts say them apart from the stale ones.
 MOVED_FOLLOWED = "moved and followed"
 
@@ -235,8 +239,12 @@ def render_status(info: dict[str, Any]) -> str:
     if really > 0:
         left = really - (len(stale) - len(moved))
         more = f"{left} more stale; " if left > 0 else ""
+        taken = [n for n in stale if n not in moved and str(n.get("reason", "")).startswith(TAKEN_OUT)]
+        drops = "'mnote-kr prune' drops the records" + (KEPT_OUT if taken else "")
+        if taken and len(taken) == really:
+            drops = "'mnote-kr prune' keeps the record of a file taken out while it is on disk (what keeps it out)"
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
-                     " 'mnote-kr prune' drops the records)")
+                     f" {drops})")
     behind = info.get("leftBehind") or {}
     for note in behind.get("files") or []:  # roots added with --no-follow: what they did not index
         lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")

@@ -125,7 +125,8 @@ def _registry_words(counts: Mapping[str, int], followed: int = 0) -> str:
            *([f"{MOVED_FOLLOWED}: old paths' records, their files cited under the new path"]
              if said.get(MOVED_FOLLOWED) else [])]
     if why:
-        words += f" ({'; '.join(why)}; 'mnote-kr status' names them, 'mnote-kr prune' drops the records)"
+        # (not every stale record goes: prune keeps a file's taken out with 'mnote-kr delete' while it is on disk)
+        words += f" ({'; '.join(why)}; 'mnote-kr status' names them and what 'mnote-kr prune' drops)"
     return words
 
 
