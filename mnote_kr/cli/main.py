@@ -288,7 +288,8 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) ->
 @pass_ctx
 def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
     """Remove sources from the index (the files themselves are never touched)."""
-    entries = obj.host().delete(obj.paths(paths))
+    # on a terminal, its progress lines too: following the delete may remove LightRAG's parsed text of the file
+    entries = obj.host(progress=not as_json and sys.stderr.isatty()).delete(obj.paths(paths))
     if as_json:
         emit_json({"entries": entries})
         return
