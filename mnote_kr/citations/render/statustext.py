@@ -125,17 +125,18 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     if on_disk:
         heard += (f" ({on_disk} indexed file(s) changed or gone on disk since: not cited until 'mnote-kr sync' "
                   "follows them, see 'Changed:', 'Missing:', 'Moved:')")
-    if down:  # a search fails: nothing is citable, whatever the registry holds
-        return [f"Places:    none citable while the provider is down ({indexed} file(s) indexed: cited again once "
-                f"it answers){waiting}"]
-    if meant.get("problem"):
+    if down:  # a search fails: nothing is citable, whatever the registry holds (the store below is still said)
+        lines = [f"Places:    none citable while the provider is down ({indexed} file(s) indexed: cited again once "
+                 f"it answers){waiting}"]
+    elif meant.get("problem"):
         return [f"Places:    {citable} file(s) citable now{heard}, placed by words only: {meant['problem']}{waiting}"]
-    words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
-    line = f"Places:    {citable} file(s) citable now{heard}, {max(0, citable - words)} placed by words and meaning"
-    if lost.get("count"):
-        line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. {lost['paths'][0]}; "
-                 "an ingest without --wait leaves that to sync)")
-    lines = [line + waiting]
+    else:
+        words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
+        line = f"Places:    {citable} file(s) citable now{heard}, {max(0, citable - words)} placed by words and meaning"
+        if lost.get("count"):
+            line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. "
+                     f"{lost['paths'][0]}; an ingest without --wait leaves that to sync)")
+        lines = [line + waiting]
     # the store's sets, not files (nc26b: "16 set(s)" for 14 files): what the others are is said
     lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored for every "
                  "workspace of this home: one per version of a file's places, and one more for a PDF's OCR lines or a "
