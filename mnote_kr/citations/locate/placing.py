@@ -65,6 +65,11 @@ TITLES_APPROXIMATE = True
 #: (:func:`without_heading_claim`; False: a heading matched by the question's setting words is claimed exact and
 #: leads, as before round 21).
 HEADINGS_APPROXIMATE = True
+#: A short label chosen by meaning goes behind a candidate holding a fair share of the query's words and twice its
+#: own (:func:`_label_behind`; False: meaning and words alone, as before round 27).
+LABELS_NAME = True
+#: At most this many words make a label (``_label_behind``).
+LABEL_WORDS = 3
 
 
 def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
@@ -153,6 +158,8 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
+    if LABELS_NAME and qt:
+        order = _label_behind(doc, order, own)
     pick = order[0]
     if beyond:  # the places behind, the chunk's others among them, ranked together
         score = combine(words, cos)
@@ -309,6 +316,20 @@ def _holds_other(qt: QueryTerms, norm: str, lacks: str) -> bool:
     """Whether ``norm`` holds a term of the query that ``lacks`` does not."""
     held = {k for k, _pos, _w in qt.hits(lacks)}
     return any(k not in held and qt.weights[k] > 0 for k, _pos, _w in qt.hits(norm))
+
+
+def _label_behind(doc: TextDocument[P], order: list[int], own: dict[int, float]) -> list[int]:
+    """``order`` with a short label chosen by meaning (``LABEL_WORDS`` words at most, no digit: an item's name, a
+    table's row label) put behind the first candidate holding ``QUERY_SHARE`` of the query's words and twice the
+    label's: a name is near every question about what it names. "Какое усилие удержания у замка
+    электромагнитного?" chose the item's "Замок электромагнитный" (one of its words, cosine 0.72) over "Усилие
+    удержания: 400 кг." nine paragraphs below (two, 0.60; nc27c N3)."""
+    first = doc.paragraphs[order[0]]
+    if own.get(order[0], 0.0) >= QUERY_SHARE or len(first.norm.split()) > LABEL_WORDS \
+            or any(c.isdigit() for c in first.norm):
+        return order
+    lead = next((i for i in order[1:] if own.get(i, 0.0) >= max(QUERY_SHARE, 2 * own.get(order[0], 0.0))), None)
+    return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 
 def _placeable(para: TextParagraph) -> bool:

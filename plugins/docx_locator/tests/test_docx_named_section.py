@@ -86,7 +86,10 @@ def test_outside_the_passage_a_section_must_hold_the_words_as_well() -> None:
     loc = _locate(TENDER, (272, 291), "раздел 5: гарантийный срок на материалы")
     assert loc.paragraph_index == 285 and "section" not in (loc.locator_reason or "")
     moved = _locate(TENDER, (276, 297), "раздел 7: Приложение к Техническому заданию")
-    assert moved.paragraph_index == 296 and "section 7" in (moved.locator_reason or "")
+    # since round 27 "Приложение" meets the clause's "Приложению" (``queryterms.stem``): the clause holds every word
+    # the query asks and is cited by them; before, the named section moved it there
+    assert moved.paragraph_index == 296 and ("section 7" in (moved.locator_reason or "")
+                                             or (moved.locator_reason or "").startswith("matched query terms"))
 
 
 @pytest.mark.parametrize(("query", "numbers"), [

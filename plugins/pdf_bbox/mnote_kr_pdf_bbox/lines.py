@@ -91,7 +91,7 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
                     best = (lo - reach, axis, (lo + reach) / 2)
                 reach = max(reach, hi)
         if best is None:
-            out.extend(sorted(idx, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0])))
+            out.extend(_rows(idx, boxes, rtl))
             continue
         _, axis, cut = best
         first = [i for i in idx if boxes[i][axis] < cut]
@@ -101,6 +101,24 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
         stack.append(second)
         stack.append(first)
     return out
+
+
+def _rows(idx: list[int], boxes: list[Box], rtl: bool) -> list[int]:
+    """``idx`` (no gap between them either way) row by row, each row along its reading direction: the pieces of one
+    line whose boxes start a point apart in y (a taller glyph, an embedded "pandas" in an Arabic line) are one row,
+    not sorted by their tops, which put the left piece of an Arabic line first (nc27c N1)."""
+    rows: list[list[int]] = []
+    top = bottom = 0.0
+    for i in sorted(idx, key=lambda i: (boxes[i][1] + boxes[i][3], boxes[i][1])):
+        b = boxes[i]
+        h = min(b[3] - b[1], bottom - top) if rows else 0.0
+        if rows and min(bottom, b[3]) - max(top, b[1]) > 0.5 * h > 0:
+            rows[-1].append(i)
+            top, bottom = min(top, b[1]), max(bottom, b[3])
+        else:
+            rows.append([i])
+            top, bottom = b[1], b[3]
+    return [i for row in rows for i in sorted(row, key=lambda i: -boxes[i][2] if rtl else boxes[i][0])]
 
 
 def assemble(out: PageText, text: str, box_of: Callable[[int], Quad | None],

@@ -21,7 +21,7 @@ import re
 import time
 import unicodedata
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -349,6 +349,7 @@ def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None =
         def angle_of(i: int) -> float:
             return float(get_angle(raw_tp, i))
 
+        text = _lam_alef_in_order(text, box_of if first is None else (lambda k: box_of(first[k])))
         if first is None:
             assemble(out, text, box_of, origin_y, size_of, angle_of)
         else:  # a character of two PDFium chars (a surrogate pair): both boxes, the first's the rest
@@ -366,6 +367,24 @@ def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None =
         return out
     finally:
         tp.close()
+
+
+_ALEF_LAM = re.compile("[\u0622\u0623\u0625\u0627]\u0644")
+
+
+def _lam_alef_in_order(text: str, box_of: Callable[[int], Quad | None]) -> str:
+    """``text`` with each lam-alef ligature's two letters in logical order: a producer's ToUnicode may give the one
+    glyph's letters as drawn, alef first ("إلدارة" for "لإدارة", "المشكالت" for "المشكلات", nc27c N1). Only an alef
+    and a lam sharing one box are a ligature: the article's alef and lam ("البرمجة") are two glyphs."""
+    if "\u0644" not in text:
+        return text
+    chars = list(text)
+    for m in _ALEF_LAM.finditer(text):
+        i = m.start()
+        a, b = box_of(i), box_of(i + 1)
+        if a is not None and a == b:
+            chars[i], chars[i + 1] = chars[i + 1], chars[i]
+    return "".join(chars)
 
 
 def page_from_chars(page: PageText, chars: Sequence[tuple[str, Quad, float, float]]) -> PageText:
