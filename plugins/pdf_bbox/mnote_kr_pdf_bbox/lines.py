@@ -91,7 +91,9 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
                     best = (lo - reach, axis, (lo + reach) / 2)
                 reach = max(reach, hi)
         if best is None:
-            out.extend(_rows(idx, boxes, rtl))
+            # a right-to-left page's rows are grouped first (nc27c N1); a left-to-right page keeps its tops' order,
+            # which runs a block cut at a superscript on to its sentence's end (tests/test_quote_own_place.py)
+            out.extend(_rows(idx, boxes, rtl) if rtl else sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
             continue
         _, axis, cut = best
         first = [i for i in idx if boxes[i][axis] < cut]
