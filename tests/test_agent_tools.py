@@ -130,7 +130,16 @@ def test_call_tool_refuses_write_tools_without_the_flag_before_touching_anything
     assert len(host.registry().entries) == 2
 
 
-@pytest.mark.parametrize(("args", "field"), [({"query": ""}, "query"), ({"query": "x", "topK": 201}, "topK"),
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_an_empty_or_blank_query_gets_one_message_with_a_hint(host: Host, blank: str) -> None:
+    """An agent's "" got msgspec's "Expected `str` of length >= 1 - at `$.query`" and its "   " got "The query
+    is empty" without a hint (a newcomer's check): both now get the CLI's words and a hint."""
+    with pytest.raises(UsageError) as caught:
+        tools.call_tool(host, tools.QUERY, {"query": blank})
+    assert caught.value.message == "The query is empty" and caught.value.hint and "words" in caught.value.hint
+
+
+@pytest.mark.parametrize(("args", "field"), [({"query": "x", "topK": 201}, "topK"),
                                              ({"query": "x", "mode": "fast"}, "mode"), ({"query": "x", "k": 1}, "k"),
                                              ({}, "query")])
 def test_bad_arguments_are_a_usage_error_naming_the_field(host: Host, args: dict[str, Any], field: str) -> None:

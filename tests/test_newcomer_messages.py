@@ -16,7 +16,17 @@ def test_an_empty_file_is_told_it_is_empty_not_to_try_again() -> None:
     """pypdf's words for a 0-byte PDF, as LightRAG passes them on; a newcomer was told that
     ingesting it again "tries again", which cannot help."""
     line = explain_failure("Cannot read an empty file", link_name=LINK, file_name="papers/blank.pdf")
-    assert line == "Cannot read an empty file: the file is empty; sync and watch index it once it has content"
+    assert line == "Cannot read an empty file: sync and watch index it once it has content"
+
+
+def test_an_empty_docx_is_told_it_is_empty_once() -> None:
+    """LightRAG's DOCX parser's words for a 0-byte file; a newcomer read "...the file is empty (0 bytes): the file
+    is empty; sync and watch ..." (said twice)."""
+    error = (f"File is not a valid DOCX document: The file at '/in/{LINK}' is empty (0 bytes). The upload was "
+             "probably interrupted.")
+    line = explain_failure(error, link_name=LINK, file_name="notes/empty.docx")
+    assert line.lower().count("is empty") == 1, line
+    assert "(0 bytes)" in line and line.endswith("sync and watch index it once it has content"), line
 
 
 def test_an_encrypted_pdf_is_told_it_is_encrypted_once() -> None:

@@ -43,7 +43,7 @@ from mnote_kr.agents.contracts import (
     agent_open_plan,
     object_schema,
 )
-from mnote_kr.citations.map.request import MAX_QUERY_CHARS, check_query_length
+from mnote_kr.citations.map.request import MAX_QUERY_CHARS, check_query_length, check_query_not_empty
 from mnote_kr.citations.render.alsoasked import also_searched, held_note
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
@@ -318,6 +318,8 @@ def decode_arguments(spec: ToolSpec, arguments: dict[str, Any] | None) -> Any:
     query = (arguments or {}).get("query")
     if isinstance(query, str) and len(query) > MAX_QUERY_CHARS:
         check_query_length(query)  # the CLI's and HTTP's words, not msgspec's "Expected `str` of length <= ..."
+    if isinstance(query, str):
+        check_query_not_empty(query)  # the same words for "" (msgspec's "length >= 1") and "   "
     try:
         return msgspec.convert(arguments or {}, spec.input_type)
     except msgspec.ValidationError as exc:

@@ -83,8 +83,7 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
     """The provider request for a user's query, or a ``UsageError`` saying what to fix. ``sent``: the
     provider's names of the files sent and not indexed yet (``stillindexing.sent_files``)."""
     query = " ".join(query.split())
-    if not query:
-        raise UsageError("The query is empty")
+    check_query_not_empty(query)
     check_query_text(query)
     if not any(ch.isalnum() for ch in query):  # emoji or marks alone: LightRAG finds no keyword and fails
         raise UsageError("The query has no words, only symbols", hint="give a few words or a phrase from the passage")
@@ -128,6 +127,13 @@ def start_query(host: HostView, query: str, *, top_k: int, mode: str, rerank: bo
                             sent=sent_files(host.registry()))
     started_at = time.perf_counter()
     return StartedQuery(host.plugins.start_query(host.context(), request), started_at)
+
+
+def check_query_not_empty(query: str) -> None:
+    """Refuse an empty or blank query with the one message every surface (CLI, HTTP, MCP) gives."""
+    if not query.strip():
+        raise UsageError("The query is empty",
+                         hint="give the words to look for: a question, or a word or phrase from the passage")
 
 
 def check_query_length(query: str) -> None:

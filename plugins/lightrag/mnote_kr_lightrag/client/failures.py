@@ -60,9 +60,11 @@ CONTENT_ADVICE = ("the file looks damaged or unreadable; replace it with a good 
                   "source) or repair it, then 'mnote-kr ingest FILE'")
 
 _ENCRYPTED = lazy_compile(r"password|encrypt", re.I)
+_EMPTY = lazy_compile(r"\bempty file\b|\bfile is empty\b|\bis empty \(0 bytes\)", re.I)
 #: Causes whose advice opens by restating the cause ("the file is encrypted; ..."): when the headline
-#: already says it (LightRAG's "PDF is encrypted but no password provided"), the advice starts after it.
-_SAID_IN_HEADLINE = (_ENCRYPTED,)
+#: already says it (LightRAG's "PDF is encrypted but no password provided", its DOCX parser's "... is empty
+#: (0 bytes)"), the advice starts after it.
+_SAID_IN_HEADLINE = (_ENCRYPTED, _EMPTY)
 
 _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (lazy_compile(r"Identical content already exists", re.I), "",
@@ -72,7 +74,7 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "such as ocrmypdf and ingest the result, or give LightRAG an OCR parser such as MinerU"),
     (lazy_compile(r"no usable text|empty content|no text", re.I), "",
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE'"),
-    (lazy_compile(r"\bempty file\b|\bfile is empty\b", re.I), "",
+    (_EMPTY, "",
      "the file is empty; sync and watch index it once it has content"),
     (lazy_compile(r"Stream has ended unexpectedly|EOF marker not found|startxref not found|Broken xref table"
                   r"|Cannot find Root object|Invalid PDF header", re.I), "pdf",
