@@ -49,10 +49,13 @@ def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
     # LLM (the engine's rules end in '!') LightRAG embeds them in one write after chunking: the step says so
     handbook = r"indexing now: .*lib/handbook\.md \(processing for \d+[^)]*: embedding \d+ chunks\)"
     assert any(re.search(handbook, w) for w in waits), waits
-    # what made that write's minutes count as progress (nc27b): the real server's /health counts the calls done
+    # what made that write's minutes count as progress (nc27b): the real server's /health counts the calls done, and
+    # how many wait in its queue (a flush's batches: ``activity.model_calls``); none wait once it is done
     health = httpx.get(f"{lightrag_engine.url}/health", headers={"X-API-Key": lightrag_engine.api_key},
                        timeout=30).json()
-    assert (model_calls(health) or 0) >= 1, health.get("embedding_queue_status")
+    queue = health.get("embedding_queue_status") or {}
+    assert queue.get("completed_total", 0) >= 1 and queue.get("queued") == 0, queue
+    assert model_calls(health) is not None and model_calls(health)[1] is None, queue  # type: ignore[index]
     print("\n".join(waits))  # noqa: T201 - shown with -s: what a person reads
 
 

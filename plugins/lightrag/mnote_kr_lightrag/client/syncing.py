@@ -435,8 +435,9 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
             pipeline = None
         _pipeline[server] = (_p.now_s(), pipeline)
         _health[server] = _model_calls_read(prov) if pipeline and pipeline.get("busy") else None
-    steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()},
-                                 _health.get(server))
+    ids_by_name = {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()}
+    shared = _activity.others_at_work(docs.rows, prov.ws, ids_by_name.values())  # its model calls may be theirs
+    steps = _activity.read_steps(pipeline, ids_by_name, _health.get(server), shared=shared)
     sent = _resent.get(server, {})
     out = []
     for u in updates:
