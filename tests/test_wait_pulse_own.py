@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import Replay, load_sample
 
@@ -26,23 +27,28 @@ BOUND_S = 30.0
 ROUND_S = 5.0
 
 
-def _stuck_lightrag(tmp_path: Path, *, flushing: bool, beside: bool
+def _stuck_lightrag(tmp_path: Path, *, flushing: bool, beside: bool, still: bool = True
                     ) -> tuple[Replay, LightRagProvider, SourceEntry]:
-    """Our ``a.md`` processing (482 chunks, no LLM: embedding), its row and the pipeline status unchanged throughout
-    (nc27b); every /health read counts one more embedding call done. ``flushing``: with the calls of a flush waiting
-    in LightRAG's embedding queue (ours, when nothing else is worked on); else none waiting (a search's call).
-    ``beside``: another workspace's document is processed beside ours on the same LightRAG."""
-    replay, prov, entries = _setup(tmp_path, [{**IN_FLIGHT, "processed": 10 + i} for i in range(200)])
+    """Our ``a.md`` processing (482 chunks, no LLM: embedding), its row, LightRAG's status counts and its pipeline
+    status unchanged throughout (nc27b: minutes); every /health read counts one more embedding call done.
+    ``flushing``: with the calls of a flush waiting in LightRAG's embedding queue (ours, when nothing else is worked
+    on); else none waiting (a search's call). ``beside``: another workspace's document is processed beside ours on
+    the same LightRAG. ``still``: the row is older than ``interrupted.GRACE_S`` on the clock, so each listing round
+    also reads the pipeline status (for an engine stop: ``syncing._resend_interrupted``), as in a real minutes-long
+    flush; else the status counts move each look (other documents done: listings paced) and the row is new."""
+    replay, prov, entries = _setup(tmp_path, [IN_FLIGHT] if still else [{**IN_FLIGHT, "processed": 10 + i}
+                                                                        for i in range(400)])
+    changed = "1970-01-01T00:00:00+00:00" if still else "2026-12-01T00:00:00+00:00"
     name = entries[0].light_rag_file_path or ""
     doc = naming.doc_id_for(name)
     rows: list[dict[str, Any]] = [
         {"id": doc, "file_path": name, "status": "processing", "chunks_count": 482,
-         "updated_at": "2026-12-01T00:00:00+00:00", "metadata": {"process_options": "F!",
+         "updated_at": changed, "metadata": {"process_options": "F!",
                                                                  "process_start_time": 1796083200}}]
     if beside:
         other = "handbook.w0badc0de.1f3a09c2-77ab01de.md"
         rows.append({"id": naming.doc_id_for(other), "file_path": other, "status": "processing", "chunks_count": 300,
-                     "updated_at": "2026-12-01T00:00:00+00:00", "metadata": {"process_options": "F!",
+                     "updated_at": changed, "metadata": {"process_options": "F!",
                                                                              "process_start_time": 1796083201}})
     replay.routes[("POST", "/documents/paginated")] = []
     replay.json("POST", "/documents/paginated", {"documents": rows, "status_counts": IN_FLIGHT,
@@ -79,21 +85,29 @@ def _rounds_until_timeout(prov: LightRagProvider, entry: SourceEntry, time: Cloc
     return None
 
 
+@pytest.mark.parametrize("still", [True, False])
 def test_a_stuck_document_times_out_while_searches_keep_lightrags_embedding_count_rising(
-        tmp_path: Path, clock: Clock) -> None:  # noqa: F811
-    replay, prov, entry = _stuck_lightrag(tmp_path, flushing=False, beside=False)
+        tmp_path: Path, clock: Clock, still: bool) -> None:  # noqa: F811
+    replay, prov, entry = _stuck_lightrag(tmp_path, flushing=False, beside=False, still=still)
     ended = _rounds_until_timeout(prov, entry, clock, rounds=20)
     assert ended is not None and ended * ROUND_S <= BOUND_S + 2 * ROUND_S, ended
     assert len(replay.sent("GET", "/health")) >= 3  # the count rose between the rounds that read it
 
 
-def test_our_documents_flush_keeps_the_wait_going_past_the_bound(tmp_path: Path, clock: Clock) -> None:  # noqa: F811
-    _, prov, entry = _stuck_lightrag(tmp_path, flushing=True, beside=False)
+@pytest.mark.parametrize("still", [True, False])
+def test_our_documents_flush_keeps_the_wait_going_past_the_bound(
+        tmp_path: Path, clock: Clock, still: bool) -> None:  # noqa: F811
+    replay, prov, entry = _stuck_lightrag(tmp_path, flushing=True, beside=False, still=still)
     assert _rounds_until_timeout(prov, entry, clock, rounds=20) is None  # 100 s of rounds, a bound of 30 s
+    # /health is read with the pipeline status, once per round, also in the rounds that read that status to see
+    # whether an engine stop left the document (its row unchanged): a real run of round 27's pulse read it twice in
+    # a wait of over a minute, then never again, so the embedding calls done stopped being seen
+    assert len(replay.sent("GET", "/health")) >= 18, len(replay.sent("GET", "/health"))
 
 
+@pytest.mark.parametrize("still", [True, False])
 def test_a_stuck_document_times_out_while_another_workspaces_flush_runs_beside_it(
-        tmp_path: Path, clock: Clock) -> None:  # noqa: F811
-    _, prov, entry = _stuck_lightrag(tmp_path, flushing=True, beside=True)
+        tmp_path: Path, clock: Clock, still: bool) -> None:  # noqa: F811
+    _, prov, entry = _stuck_lightrag(tmp_path, flushing=True, beside=True, still=still)
     ended = _rounds_until_timeout(prov, entry, clock, rounds=20)
     assert ended is not None and ended * ROUND_S <= BOUND_S + 2 * ROUND_S, ended
