@@ -182,7 +182,7 @@ def test_a_waiting_follow_reads_the_model_calls_lightrag_has_done_while_it_embed
         tmp_path: Path, clock: Clock) -> None:
     """nc27b: a document LightRAG (no LLM: options ``!``) embeds for minutes has the same row and pipeline status
     throughout. With each pipeline read a waiting call reads /health, whose embedding calls done make the pulse
-    (recorded samples 18 and 02; the embedding count raised by one per read)."""
+    (recorded samples 18 and 02; the embedding count raised by one per read, the flush's other calls waiting)."""
     busy = [{**IN_FLIGHT, "processed": 10 + i} for i in range(40)]
     replay, prov, entries = _setup(tmp_path, busy)
     a_name = entries[0].light_rag_file_path or ""
@@ -203,7 +203,7 @@ def test_a_waiting_follow_reads_the_model_calls_lightrag_has_done_while_it_embed
     def answer(request: httpx.Request) -> httpx.Response:
         calls["n"] += 1
         return httpx.Response(200, json={**health, "embedding_queue_status": {
-            **health["embedding_queue_status"], "completed_total": calls["n"]}})
+            **health["embedding_queue_status"], "completed_total": calls["n"], "queued": 30, "running": 8}})
 
     replay.routes.pop(("GET", "/health"), None)
     replay.add("GET", "/health", answer)

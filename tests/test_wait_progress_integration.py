@@ -12,6 +12,7 @@ import httpx
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr_lightrag.client import syncing
 from mnote_kr_lightrag.client.activity import model_calls
 from tests.test_integration_flows import make_host, write_md
 
@@ -31,6 +32,9 @@ def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
         write_md(host.root / "lib" / f"note{i}.md", f"# Note {i} {token}\n\nThe {WORDS[i]} note {i} of {token}.\n")
     lines: list[str] = []
     host.progress = lines.append
+    healths: list[dict | None] = []  # each /health the wait read (its model calls: the pulse)
+    read_health = syncing._model_calls_read
+    monkeypatch.setattr(syncing, "_model_calls_read", lambda prov: healths.append(read_health(prov)) or healths[-1])
     report = host.ingest(["lib"], wait=True, wait_s=600)
     assert report.wait_timed_out is None and report.counts == {"processed": 6}, report.counts
     waits = [line for line in lines if line.startswith("waiting for ")]
@@ -49,10 +53,20 @@ def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
     # LLM (the engine's rules end in '!') LightRAG embeds them in one write after chunking: the step says so
     handbook = r"indexing now: .*lib/handbook\.md \(processing for \d+[^)]*: embedding \d+ chunks\)"
     assert any(re.search(handbook, w) for w in waits), waits
-    # what made that write's minutes count as progress (nc27b): the real server's /health counts the calls done
+    # what made that write's minutes count as progress (nc27b): the real server's /health counts the calls done, and
+    # how many wait in its queue (a flush's batches: ``activity.model_calls``); none wait once it is done
     health = httpx.get(f"{lightrag_engine.url}/health", headers={"X-API-Key": lightrag_engine.api_key},
                        timeout=30).json()
-    assert (model_calls(health) or 0) >= 1, health.get("embedding_queue_status")
+    queue = health.get("embedding_queue_status") or {}
+    assert queue.get("completed_total", 0) >= 1 and queue.get("queued") == 0, queue
+    assert model_calls(health) is not None and model_calls(health)[1] is None, queue  # type: ignore[index]
+    # and the wait read it with each round's pipeline status while the flush ran, not only before the row stood still
+    # (round 27's wait read it twice in a wait of over a minute, 24 rounds of them saying "embedding 130 chunks")
+    embedding = [w for w in waits if re.search(handbook, w)]
+    assert len(healths) >= len(embedding) // 2, (len(healths), len(embedding))
+    print("embedding queue (queued, done) at each read:", [  # noqa: T201
+        ((h or {}).get("embedding_queue_status") or {}).get("queued") for h in healths],
+        [model_calls(h) for h in healths])
     print("\n".join(waits))  # noqa: T201 - shown with -s: what a person reads
 
 
@@ -72,6 +86,9 @@ def test_a_file_lightrag_fails_is_named_in_the_waits_last_line_not_counted_index
     before = digest_tree(host.root / "lib")
     lines: list[str] = []
     host.progress = lines.append
+    healths: list[dict | None] = []  # each /health the wait read (its model calls: the pulse)
+    read_health = syncing._model_calls_read
+    monkeypatch.setattr(syncing, "_model_calls_read", lambda prov: healths.append(read_health(prov)) or healths[-1])
     report = host.ingest(["lib"], wait=True, wait_s=600)
     assert report.counts == {"processed": 2, "failed": 1}, report.counts
     done = next(x for x in lines if x.startswith("indexed ") and " files in " in x)

@@ -4,12 +4,14 @@ The CLI's bound is time *without progress*, not the whole wait: nc25c's ``ingest
 machine exited 1 after 300 s with 6 of 14 files left, while LightRAG worked through them steadily (a person
 reads exit 1 as failure). So each round the wait notes what the provider says of the files it follows
 (:func:`moves`): a file done or failed (it leaves the waiting list), a status moving on (queued, sent, being
-indexed), a stage or step begun, a chunk count moving, the provider's ``pulse`` (LightRAG: a model call done, a
-pipeline message: nc27b's wait ended "no progress" while LightRAG embedded 482 chunks in one write that said
-nothing for 5 minutes). Any change starts the bound again; a LightRAG hung on
+indexed), a stage or step begun, a chunk count moving, the provider's ``pulse`` (LightRAG: a model call of an
+ingestion done, a pipeline message: nc27b's wait ended "no progress" while LightRAG embedded 482 chunks in one
+write that said nothing for 5 minutes). Any change starts the bound again; a LightRAG hung on
 one file (the same chunk of the same step round after round) moves nothing, and the wait ends after the
-bound with the same error as before. A caller that must answer within a bound (the HTTP API, an agent's
-tool call) asks for the whole wait bounded instead (``idle=False``).
+bound with the same error as before. The pulse is of this workspace's documents only: a search's model calls,
+or another workspace's document worked on by the same LightRAG, move no pulse (review r28; the plugin's
+``client/activity.py`` says how), so such a wait still ends while others search or ingest. A caller that must
+answer within a bound (the HTTP API, an agent's tool call) asks for the whole wait bounded instead (``idle=False``).
 
 The clock is injected: tests drive a wait round by round without sleeping.
 """

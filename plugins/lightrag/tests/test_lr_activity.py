@@ -9,7 +9,7 @@ from typing import Any
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import load_sample
 
-from mnote_kr_lightrag.client.activity import activity_of, read_steps
+from mnote_kr_lightrag.client.activity import activity_of, model_calls, read_steps
 
 SLOW = "doc-29180dd3ecf2bf30a508d79b25a5aad2"  # slow1.txt, processing in samples 18 and 19e
 NOTES = "doc-db235fc914867ffea6b540c8732499d5"  # notes.md, the first of three in sample 15
@@ -147,23 +147,24 @@ def test_a_document_lightrag_embeds_says_so_and_each_embedding_call_done_is_a_pu
     """After "Processing d-id" LightRAG 1.5.7 run without an LLM embeds all the chunks in one write ("chunks flush:
     embedding 482 vectors in 49 batch(es)" in its log) and its pipeline status says nothing more until "Completed
     processing file": nc27b's wait read that as no progress and ended after 300 s, 2 minutes before LightRAG was
-    done. Its /health counts the embedding calls done (``embedding_queue_status.completed_total``)."""
+    done. Its /health counts the embedding calls done (``embedding_queue_status.completed_total``), the flush's other
+    calls waiting in the queue meanwhile (``_flushing``)."""
     pipeline = _body("18_pipeline_status_busy_processing.json")
     names = {"slow1.txt": SLOW}
-    act = activity_of(_embedding_row(), read_steps(pipeline, names, _health(12)))
+    act = activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(0), 12)))
     assert act is not None
     assert (act.stage, act.step, act.chunks_done, act.chunks_total) == ("processing", "embedding 482 chunks", None, 482)
     # one more call done: a pulse; the same count, or only a worker's snapshot time newer: none
-    assert activity_of(_embedding_row(), read_steps(pipeline, names, _health(13))).pulse != act.pulse  # type: ignore[union-attr]
-    later = _health(12)
+    assert activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(0), 13))).pulse != act.pulse  # type: ignore[union-attr]
+    later = _flushing(_health(0), 12)
     for snapshot in later["embedding_queue_status"]["per_worker"].values():
         snapshot["updated_at"] += 30
     assert activity_of(_embedding_row(), read_steps(pipeline, names, later)).pulse == act.pulse  # type: ignore[union-attr]
-    # a new pipeline message (another document's, or the persist after the flush) is a pulse too
+    # a new pipeline message (another of this workspace's documents, or the persist after the flush) is a pulse too
     moved = _body("18_pipeline_status_busy_processing.json")
     moved["history_messages"].append("In memory DB persist to disk")
     moved["latest_message"] = "In memory DB persist to disk"
-    assert activity_of(_embedding_row(), read_steps(moved, names, _health(12))).pulse != act.pulse  # type: ignore[union-attr]
+    assert activity_of(_embedding_row(), read_steps(moved, names, _flushing(_health(0), 12))).pulse != act.pulse  # type: ignore[union-attr]
     # with an LLM (no '!'), "Processing d-id" is followed by extraction: no embedding is claimed, the pulse still told
     llm = activity_of(_slow_row(), read_steps(pipeline, names, _health(12)))
     assert llm is not None and llm.step is None and llm.pulse is not None
@@ -190,6 +191,102 @@ def test_the_recorded_handbook_run_embedding_its_482_chunks_says_so_and_pulses_w
     names = {str(row["file_path"]): handbook}
     act = activity_of(row, read_steps(pipeline, names, health))
     assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", "embedding 482 chunks", 482)
-    health["embedding_queue_status"]["completed_total"] = 5  # five batches of ten embedded since
+    _flushing(health, 5)  # five of its 49 batches embedded since, the rest submitted with them
     later = activity_of(row, read_steps(_body("113_pipeline_status_resuming_after_scan.json"), names, health))
     assert later is not None and later.pulse != act.pulse and later.step == act.step
+
+
+def _flushing(health: dict[str, Any], done: int) -> dict[str, Any]:
+    """``health`` while LightRAG flushes a document's chunks: all the flush's embedding calls are submitted at once
+    (nano_vector_db_impl.py gathers its ceil(N/10) batches), so calls wait for one of the queue's 8 slots (``queued``),
+    as LightRAG 1.5.7's own queue shows (test_a_flush_keeps_lightrags_embedding_queue_waiting_and_a_search_does_not)."""
+    queue = health["embedding_queue_status"]
+    queue.update(completed_total=done, running=8, queued=49 - 8 - done, in_flight=49 - done, submitted_total=49)
+    return health
+
+
+def test_a_search_elsewhere_is_no_pulse_of_a_stuck_document() -> None:
+    """Review r28 finding 4: /health counts every model call of the server, a search's too: a stuck document's pulse
+    must not move with them, or a wait for a LightRAG hung on one file never ends while anyone searches. A search
+    embeds its question in one call (operate.py, ``context="query"``) and asks the ``keyword`` and ``query`` roles."""
+    pipeline = _body("18_pipeline_status_busy_processing.json")
+    names = {"slow1.txt": SLOW}
+    stuck = activity_of(_embedding_row(), read_steps(pipeline, names, _health(40)))
+    assert stuck is not None and stuck.step == "embedding 482 chunks"
+    searched = _health(41)  # one search's question embedded, its keywords and answer asked of the LLM roles
+    for role in ("keyword", "query"):
+        searched["llm_queue_status"][role]["completed_total"] += 1
+    assert activity_of(_embedding_row(), read_steps(pipeline, names, searched)).pulse == stuck.pulse  # type: ignore[union-attr]
+    # this workspace's own flush: its embedding calls done, with more waiting, are its progress (round 27's gain)
+    first = activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(40), 3)))
+    later = activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(40), 5)))
+    assert first is not None and later is not None and first.pulse != later.pulse
+    # an extraction's LLM calls (the ``extract`` role) are ingestion only: progress too
+    extracted = _health(40)
+    extracted["llm_queue_status"]["extract"]["completed_total"] = 9
+    assert activity_of(_slow_row(), read_steps(pipeline, names, extracted)).pulse != activity_of(  # type: ignore[union-attr]
+        _slow_row(), read_steps(pipeline, names, _health(40))).pulse
+
+
+def test_another_workspaces_work_on_a_shared_lightrag_is_no_pulse_of_ours() -> None:
+    """One LightRAG a user runs for several workspaces (docs/workspaces.md): while another workspace's document is
+    worked on beside ours (``shared``), the model calls may be its own, and so may any message not naming ours."""
+    pipeline = _body("18_pipeline_status_busy_processing.json")
+    names = {"slow1.txt": SLOW}
+    base = activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(40), 3), shared=True))
+    theirs = activity_of(_embedding_row(), read_steps(pipeline, names, _flushing(_health(40), 5), shared=True))
+    assert base is not None and theirs is not None and base.pulse == theirs.pulse
+    moved = _body("18_pipeline_status_busy_processing.json")
+    other = "doc-" + "e" * 32
+    for message in (f"Processing d-id: {other}", f"Chunk 1 of 9 extracted 4 Ent + 1 Rel {other}-chunk-000",
+                    "Completed processing file 2/3: other.w0badc0de.1f3a09c2-77ab01de.md"):
+        moved["history_messages"].append(message)
+        moved["latest_message"] = message
+        again = activity_of(_embedding_row(), read_steps(moved, names, _health(40), shared=True))
+        assert again is not None and again.pulse == base.pulse, message
+    # a message naming our document (by id or by its file name) is ours
+    for message in (f"[purge] {SLOW}: deleted 482 chunk(s) from storage", "Completed processing file 1/3: slow1.txt"):
+        ours = copy.deepcopy(moved)
+        ours["history_messages"].append(message)
+        act = activity_of(_embedding_row(), read_steps(ours, names, _health(40), shared=True))
+        assert act is not None and act.pulse != base.pulse, message
+
+
+def test_a_flush_keeps_lightrags_embedding_queue_waiting_and_a_search_does_not() -> None:
+    """The premise of :func:`model_calls`, on LightRAG 1.5.7's own queue (``priority_limit_async_func_call``, 8 slots
+    as its server wraps the embedding function): a search's one call never waits, a 49-batch flush leaves 41 waiting."""
+    import asyncio
+
+    from lightrag.utils import priority_limit_async_func_call
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any]]:
+        gate = asyncio.Event()
+
+        async def embed(texts: list[str], **_: Any) -> list[list[float]]:
+            await gate.wait()
+            return [[0.0] for _ in texts]
+
+        func = priority_limit_async_func_call(8, queue_name="Embedding func")(embed)
+        search = asyncio.ensure_future(func(["question"], _priority=5))
+        while (await func.get_queue_stats())["running"] < 1:
+            await asyncio.sleep(0)
+        alone = await func.get_queue_stats()
+        flush = asyncio.ensure_future(asyncio.gather(*(func([f"chunk {i}"] * 10) for i in range(49))))
+        while (await func.get_queue_stats())["running"] < 8:
+            await asyncio.sleep(0)
+        flushing = await func.get_queue_stats()
+        gate.set()
+        await asyncio.gather(search, flush)
+        await func.shutdown()
+        return alone, flushing
+
+    alone, flushing = asyncio.run(run())
+    assert (alone["queued"], alone["running"]) == (0, 1)
+    assert flushing["queued"] == 42 and flushing["running"] == 8  # 41 of the flush and the search's call
+    health = _body("02_health_auth.json")
+    health["embedding_queue_status"].update(alone, completed_total=40)
+    assert model_calls(health) == model_calls({**health, "embedding_queue_status": {
+        **health["embedding_queue_status"], "completed_total": 41}})
+    health["embedding_queue_status"].update(flushing, completed_total=40)
+    assert model_calls(health) != model_calls({**health, "embedding_queue_status": {
+        **health["embedding_queue_status"], "completed_total": 41}})

@@ -19,9 +19,16 @@ one write after "Processing d-id" ("chunks flush: embedding 482 vectors in 49 ba
 pipeline status says nothing until "Completed processing file" (nc27b: 5 minutes, under load). So the step is
 ``embedding 482 chunks``, and the work shows in the authenticated ``/health`` instead: ``embedding_queue_status``
 and each role of ``llm_queue_status`` count the model calls done (``completed_total``, one per batch of chunks).
-Those counts and the pipeline's messages (``cur_batch``, the history's length and tail, ``latest_message``) make a
-document's ``pulse`` (:func:`pulse_of`): any change is progress to a wait. A worker's snapshot time (``updated_at``)
-is not in it: it moves while nothing does. A stage's row
+They count every call of the server, a search's too (review r28): a search embeds its question in one call
+(operate.py, ``context="query"``; ours send a few at once) and asks the ``keyword`` and ``query`` roles, which no
+ingestion uses. A flush submits all its ceil(N/10) batches at once (nano_vector_db_impl.py's ``asyncio.gather``),
+so beyond the queue's 8 slots (``max_async``) its calls wait (``queued``); a search's do not. So a document's
+``pulse`` (:func:`pulse_of`) holds the ``extract`` and ``vlm`` calls done and, while calls wait in the embedding
+queue, the embedding calls done (:func:`model_calls`), with the pipeline's messages (``cur_batch``, the history's
+length and tail, ``latest_message``): any change is progress to a wait. While the same LightRAG works on another
+workspace's document (one server shared: docs/workspaces.md; :func:`others_at_work`) the calls and messages may be
+its own: then only the messages naming our documents count. A worker's snapshot time (``updated_at``) is not in
+the pulse: it moves while nothing does. A stage's row
 whose work is over waits for the next stage's worker and is ``queued``, not being worked on
 (:data:`_ENDS`): LightRAG 1.5.7 writes a document ``parsing`` again once parsed (``parse_end_time``,
 or ``parse_stage_skipped`` for text) and keeps it so while it waits in the analyze queue (up to 100
@@ -34,10 +41,12 @@ that is still the listing's (``docrows.update_from_row``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from mnote_kr.plugin_api import ProviderActivity
 
+from . import naming
 from .docrows import _ms, as_dict
 
 #: LightRAG statuses of a document it has taken and not finished → the stage a person reads.
@@ -68,7 +77,7 @@ _BY_NAME: list[tuple[re.Pattern[str], str | None]] = [
 
 class Steps:
     """Per document id, the last step the pipeline's messages name and the chunks done of how many; ``pulse``:
-    LightRAG's work as a whole (:func:`pulse_of`), None when its pipeline is idle or did not answer."""
+    LightRAG's work on our documents (:func:`pulse_of`), None when its pipeline is idle or did not answer."""
 
     def __init__(self) -> None:
         self.step: dict[str, str | None] = {}
@@ -76,38 +85,84 @@ class Steps:
         self.pulse: str | None = None
 
 
-def model_calls(health: dict[str, Any] | None) -> int | None:
-    """The model calls LightRAG has completed (embedding and every LLM role), from an authenticated ``/health``
-    answer; None when it does not say (no key, an older server)."""
+#: LightRAG's LLM roles only an ingestion calls (operate.py: ``extract`` for entities and their summaries, ``vlm``
+#: for a document's images); ``keyword`` and ``query`` serve searches only.
+INGEST_ROLES = ("extract", "vlm")
+_OWN_MESSAGES = 4  # of the messages naming our documents, the last this many make the pulse on a shared LightRAG
+_ANY_ID = re.compile(_ID)
+_NAMED = re.compile(r"^(?:Extracting stage|Merging stage|Completed processing file) \d+/\d+: (.+)$")
+
+
+def _done(queue: Any) -> int | None:
+    done = queue.get("completed_total") if isinstance(queue, dict) else None
+    return done if isinstance(done, int) and not isinstance(done, bool) else None
+
+
+def model_calls(health: dict[str, Any] | None) -> tuple[int | None, int | None] | None:
+    """The model calls of an ingestion LightRAG has completed, from an authenticated ``/health`` answer: those of
+    its :data:`INGEST_ROLES`, and its embedding calls while some wait in the embedding queue (``queued``: a flush's
+    batches; None without: a search's calls, or none); None when it does not say (no key, an older server)."""
     if not health:
         return None
-    queues = [health.get("embedding_queue_status")]
     llm = health.get("llm_queue_status")
-    if isinstance(llm, dict):
-        queues += list(llm.values())
-    done = [q.get("completed_total") for q in queues if isinstance(q, dict)]
-    counts = [n for n in done if isinstance(n, int) and not isinstance(n, bool)]
-    return sum(counts) if counts else None
+    roles = [_done(llm.get(role)) for role in INGEST_ROLES] if isinstance(llm, dict) else []
+    embedding = health.get("embedding_queue_status")
+    waiting = embedding.get("queued") if isinstance(embedding, dict) else None
+    flushing = isinstance(waiting, int) and waiting > 0
+    counts = [n for n in roles if n is not None]
+    llm_done = sum(counts) if counts else None
+    if llm_done is None and _done(embedding) is None:
+        return None
+    return llm_done, _done(embedding) if flushing else None
 
 
-def pulse_of(pipeline: dict[str, Any], health: dict[str, Any] | None) -> str:
-    """A mark of LightRAG's work that changes whenever it works: its model calls done and its pipeline's messages."""
+def others_at_work(rows: Iterable[dict[str, Any]], ws: str, ours: Iterable[str] = ()) -> bool:
+    """Whether LightRAG works on a document (its row in ``rows``, a listing) of another than workspace ``ws``: a row
+    being parsed, analyzed or processed (not waiting, :func:`activity_of`) whose name is not tagged ``ws`` and is
+    none of ``ours`` (the ids a wait follows). Then the model calls /health counts may be that document's."""
+    own = set(ours)
+    for row in rows:
+        if str(row.get("status", "")).lower() not in STAGES or str(row.get("id", "")) in own:
+            continue
+        if naming.workspace_of(str(row.get("file_path", ""))) == ws:
+            continue
+        act = activity_of(row, Steps())
+        if act is not None and act.stage not in ("queued", INTERRUPTED):
+            return True
+    return False
+
+
+def _names_ours(message: str, ids: set[str], names: set[str]) -> bool:
+    named = _NAMED.match(message)
+    return bool(named and named.group(1).strip() in names) or any(i in ids for i in _ANY_ID.findall(message))
+
+
+def pulse_of(pipeline: dict[str, Any], health: dict[str, Any] | None,
+             ids_by_name: dict[str, str] | None = None) -> str:
+    """A mark of LightRAG's work that changes whenever it works on our documents: its ingestion's model calls done
+    and its pipeline's messages; with ``ids_by_name`` (a LightRAG working for another workspace too): only the
+    messages naming those documents, by id or by file name."""
     history = pipeline.get("history_messages")
     history = history if isinstance(history, list) else []
+    if ids_by_name is not None:
+        ids, names = set(ids_by_name.values()), set(ids_by_name)
+        own = [m for m in history if isinstance(m, str) and _names_ours(m, ids, names)]
+        return repr(tuple(own[-_OWN_MESSAGES:]))
     tail = history[-1] if history else None
     return repr((model_calls(health), pipeline.get("cur_batch"), len(history), tail, pipeline.get("latest_message")))
 
 
 def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str],
-               health: dict[str, Any] | None = None) -> Steps:
+               health: dict[str, Any] | None = None, *, shared: bool = False) -> Steps:
     """The steps ``pipeline`` (a ``/documents/pipeline_status`` answer) tells of; ``ids_by_name``
     maps the file names LightRAG knows to their document ids (the messages use both); ``health``: an
-    authenticated ``/health`` answer read with it (its model calls done, in the pulse). An idle or
-    missing answer tells of none."""
+    authenticated ``/health`` answer read with it (its model calls done, in the pulse); ``shared``: LightRAG
+    works on another workspace's document too (:func:`others_at_work`), so only messages naming those of
+    ``ids_by_name`` make the pulse. An idle or missing answer tells of none."""
     steps = Steps()
     if not pipeline or not pipeline.get("busy"):
         return steps
-    steps.pulse = pulse_of(pipeline, health)
+    steps.pulse = pulse_of(pipeline, health, ids_by_name if shared else None)
     messages = [str(m) for m in pipeline.get("history_messages") or [] if isinstance(m, str)]
     latest = pipeline.get("latest_message")
     if isinstance(latest, str) and not messages:  # it may lag the history's tail (written without a lock)

@@ -72,8 +72,10 @@ _listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
 # The last listing's rows and the last pipeline status read (with when): progress only.
 _rows: dict[_Server, DocIndex] = {}
 _pipeline: dict[_Server, tuple[float, dict[str, Any] | None]] = {}
-# With it, while that pipeline is busy, the last /health read (its model calls done: ``activity.pulse_of``).
-_health: dict[_Server, dict[str, Any] | None] = {}
+# While that pipeline is busy, the last /health read (its model calls done: ``activity.pulse_of``), with when: read
+# on its own clock, since ``_resend_interrupted`` reads the pipeline status too, each listing round while a followed
+# row stands still (a minutes-long flush: the first real run of this read /health twice in a 90 s wait, then never).
+_health: dict[_Server, tuple[float, dict[str, Any] | None]] = {}
 # Documents sent again after an engine stop (their names), with when: a wait says so until LightRAG takes them up.
 _resent: dict[_Server, dict[str, float]] = {}
 
@@ -434,9 +436,15 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
         except (ProviderError, ValueError):
             pipeline = None
         _pipeline[server] = (_p.now_s(), pipeline)
-        _health[server] = _model_calls_read(prov) if pipeline and pipeline.get("busy") else None
-    steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()},
-                                 _health.get(server))
+    health_at, health = _health.get(server, (-_activity.PIPELINE_EVERY_S, None))
+    if not (pipeline and pipeline.get("busy")):
+        health = None
+    elif not 0 <= _p.now_s() - health_at < _activity.PIPELINE_EVERY_S:
+        health = _model_calls_read(prov)
+        _health[server] = (_p.now_s(), health)
+    ids_by_name = {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()}
+    shared = _activity.others_at_work(docs.rows, prov.ws, ids_by_name.values())  # its model calls may be theirs
+    steps = _activity.read_steps(pipeline, ids_by_name, health, shared=shared)
     sent = _resent.get(server, {})
     out = []
     for u in updates:
