@@ -22,7 +22,7 @@ files whose first card is an unrelated English file flagged; no labelled questio
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -66,26 +66,32 @@ _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02af\u1e0
 
 def across_reason(citations: list[Citation], query: str,
                   library: Callable[[], LibraryWords | None] | None = None) -> str | None:
-    """Why a search its words cleared is uncertain (module docstring), or None. O(places x passage length)."""
+    """Why a search its words cleared is uncertain (module docstring), or None. Each distinct passage is read once
+    (the places of one chunk share it), the first file's for its words, the others for their script."""
     if not ACROSS_SCRIPT or not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return None
     first = citations[0]
-    mine = first.locator.meaning_score
+    mine, home = first.locator.meaning_score, first.source_root_relative_path
     if mine is None or latin_share(query) < LATIN_QUERY or latin_share(passage(first)) < LATIN_PLACE:
         return None
     asked = {t for t in terms(query) if not t.isdigit()}
-    held = {c.source_root_relative_path: set[str]() for c in citations}
-    for c in citations:
-        held[c.source_root_relative_path] |= asked & (passage_words(passage(c)) | name_terms(c))
-    thin = held[first.source_root_relative_path] if FILE_WORDS else asked & (
-        passage_words(place_text(first)) | name_terms(first))
+    if FILE_WORDS:
+        thin = _held(asked, (c for c in citations if c.source_root_relative_path == home))
+    else:
+        thin = asked & (passage_words(place_text(first)) | name_terms(first))
     if not asked or 2 * len(thin) > len(asked):
         return None
+    shares: dict[str, float] = {}
     others: dict[str, float] = {}
     for c in citations:
         cos, path = c.locator.meaning_score, c.source_root_relative_path
-        if cos is not None and path != first.source_root_relative_path and latin_share(passage(c)) <= OTHER_SCRIPT:
-            others[path] = max(cos, others.get(path, cos))
+        if cos is None or path == home or cos <= others.get(path, -1.0):
+            continue
+        text = passage(c)
+        if text not in shares:
+            shares[text] = latin_share(text)
+        if shares[text] <= OTHER_SCRIPT:
+            others[path] = cos
     if not others:
         return None
     path, best = max(others.items(), key=lambda kv: kv[1])
@@ -96,12 +102,25 @@ def across_reason(citations: list[Citation], query: str,
     lib = library() if library is not None and ABSENT_NEAR is not None and best >= mine - ABSENT_NEAR else None
     if lib is None:
         return None
-    absent = sorted(t for t in asked.difference(*held.values()) if not lib.df.get(t))
+    found = _held(asked, citations)
+    absent = sorted(t for t in asked - found if not lib.df.get(t))
     if not absent:
         return None
     return (f"the first file found holds at most half the query's words ({what}), {', '.join(absent)} is in no file of "
             f"this library written in the query's script, and {name}, written in another script, is nearly as close "
             "to it in meaning" + UNCLEAR)
+
+
+def _held(asked: set[str], citations: Iterable[Citation]) -> set[str]:
+    """The words of ``asked`` these citations' passages (each distinct one read once) or file names hold."""
+    held: set[str] = set()
+    texts: set[str] = set()
+    for c in citations:
+        held |= asked & name_terms(c)
+        if (text := passage(c)) not in texts:
+            texts.add(text)
+            held |= asked & passage_words(text)
+    return held
 
 
 #: How ``across_reason``'s reasons end (``agents.tools.weak_note`` reads it: the agent is to read both places).
