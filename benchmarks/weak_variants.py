@@ -162,6 +162,20 @@ def without_absent(library: Any) -> Callable[[list[Citation], str], bool]:
     return rule
 
 
+def without_script(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with ``weakscript.across_reason`` off (``ACROSS_SCRIPT``: a Latin query's thin match while a
+    file in another script is found as close in meaning): the rule before it, in one run."""
+    from mnote_kr.citations.render import weakscript
+
+    def rule(cs: list[Citation], q: str) -> bool:
+        weakscript.ACROSS_SCRIPT = False
+        try:
+            return noresults.weak_reason(cs, q, lambda: library) is not None
+        finally:
+            weakscript.ACROSS_SCRIPT = True
+    return rule
+
+
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],
            extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
@@ -224,6 +238,7 @@ def main() -> int:
         extra["library"] = with_library(lib)
         extra["library without names_only"] = without_names(lib)
         extra["library without weakabsent"] = without_absent(lib)
+        extra["library without weakscript"] = without_script(lib)
     flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():

@@ -196,12 +196,17 @@ def _part(value: Any, shape: type[T]) -> T:
 def weak_note(weak: str) -> str:
     """The note a weak search adds for the agent: nothing clearly answers, or (the first place in another script
     than the query: ``noresults.ACROSS_LANGUAGES``) words could not check the place found by meaning, or a file not
-    cited holds the query's words (``weakabsent.held_reason``)."""
+    cited holds the query's words (``weakabsent.held_reason``), or a file in another script was found as close in
+    meaning as the first (``weakscript.UNCLEAR``)."""
     from mnote_kr.citations.render.noresults import ACROSS_LANGUAGES
+    from mnote_kr.citations.render.weakscript import UNCLEAR
 
     if weak == ACROSS_LANGUAGES:
         return (f"Weak result: {weak}. Read the first passage before using it: if it answers, say it was found "
                 "by meaning in another language; if not, tell the user nothing clearly answers.")
+    if weak.endswith(UNCLEAR):  # a file in another script found as close (``weakscript.across_reason``)
+        return (f"Weak result: {weak}. Read the first passage and the named file's place before using either: tell "
+                "the user which answers, or that neither clearly does.")
     if "'mnote-kr locate " in weak:  # a file holds every word of the query (``map.heldwords``)
         return (f"Weak result: {weak}. Do not present these passages as the answer: tell the user which file holds "
                 "the query's words, that it is not cited, and the command that finds the place in it.")

@@ -14,6 +14,8 @@ from mnote_kr.citations.render.weakabsent import absent_reason, declined
 from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
+from mnote_kr.citations.render.weakscript import across_reason
+from mnote_kr.citations.render.weakscript import place_text as _place_text
 from mnote_kr.citations.render.weakwords import passage_words
 from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
@@ -66,6 +68,9 @@ def weak_reason(citations: list[Citation], query: str = "",
     needed), an English query cleared by its words is
     weak when the words the passages hold are all common in this library and it asks for a word no file holds
     (``library_common``: "how to report a lost passport" over a library of reports).
+
+    A Latin query whose first file holds at most half its words is uncertain when a file in another script (Cyrillic,
+    Arabic, Han ...) was found as close in meaning (``weakscript.across_reason``: "check that file's place too").
     """
     reason = _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT, library=library)
     if reason is None and query and declined(citations):
@@ -125,7 +130,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
                  else library_plain(citations, query, library))
         more = (None if numbers_only or few or around or common[0] or plain
                 else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS)
-                or absent_reason(citations, query, library))
+                or absent_reason(citations, query, library) or across_reason(citations, query, library))
         if not numbers_only and not few and not around and not common[0] and not plain and not more:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations) \
@@ -326,16 +331,6 @@ def _only_around(citations: list[Citation], parts: list[dict[str, float]], query
     if any(asked & (passage_words(_place_text(c)) | _name_terms(c)) for c in citations):
         return []
     return sorted({t for c in citations for t in asked & passage_words(_passage(c))})
-
-
-def _place_text(c: Citation) -> str:
-    """What a citation's place holds, as the card shows it: its quote, and the headers, row label and headings the
-    locator read there."""
-    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
-
-    loc = c.locator
-    return join_cjk_gaps("\n".join(x for x in (c.display_quote, loc.quote, loc.place_text, *loc.headers, loc.row_label,
-                                                *(loc.place_headings or ())) if x))
 
 
 def said_across(query: str, citations: list[Citation]) -> list[str]:
