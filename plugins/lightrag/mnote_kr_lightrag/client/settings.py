@@ -23,7 +23,9 @@ from typing import Any
 
 from mnote_kr.plugin_api import ConfigError, MnoteKrError, ProviderContext, ProviderError
 
-from .http import EngineNotRunningError, EngineStoppedError, LightRagClient
+from .enginegone import USED as _USED
+from .enginegone import engine_not_running as _engine_not_running
+from .http import LightRagClient
 from .searchwait import SEARCH_WAIT_S
 
 SECRET_NAME = "lightrag-api-key"
@@ -37,9 +39,6 @@ _HEALTH_CACHE: dict[tuple[str, int], tuple[float, dict[str, Any]]] = {}
 #: Settings this process resolved lately, by what decides them (see ``recent_settings``).
 _RECENT_TTL_S = 5.0
 _RECENT: dict[tuple[Any, ...], tuple[float, Settings]] = {}
-#: The managed engine (its ``started_at``) this process last worked with, by state dir: once a stop
-#: has ended it, this process's work says that it was stopped, not that none runs (``_engine_not_running``).
-_USED: dict[str, float] = {}
 
 
 @dataclass
@@ -91,28 +90,6 @@ def _engine_info(ctx: ProviderContext) -> Any | None:
         return engine_status(ctx.state_dir, check_health=False)
     except (MnoteKrError, OSError, ValueError):
         return None
-
-
-def _engine_not_running(ctx: ProviderContext) -> ProviderError:
-    """The error when no URL is configured and the managed engine does not run: stopped while this process
-    worked with it, stopped, or died?"""
-    start = "start it with 'mnote-kr engine start' (or set [providers.lightrag] url to your own LightRAG)"
-    try:
-        from ..engine.managed import died_record, stopped_record
-    except ImportError:
-        died = stopped = None
-    else:
-        died = died_record(ctx.state_dir)
-        stopped = stopped_record(ctx.state_dir)
-    if stopped is not None and stopped.get("startedAt") == _USED.get(str(ctx.state_dir)):
-        return EngineStoppedError(stopped)
-    if died is not None:
-        log = died.get("serverLog") or "the engine's server.out"
-        return ProviderError(f"The managed LightRAG engine died: its server process {died.get('pid')} at "
-                             f"{died.get('url')} exited without 'mnote-kr engine stop'",
-                             hint=f"{start}; its last log is {log}")
-    return EngineNotRunningError("The managed LightRAG engine is not running and no LightRAG URL is configured",
-                                 hint=start)
 
 
 def read_env_key(env_file: str | Path) -> str | None:

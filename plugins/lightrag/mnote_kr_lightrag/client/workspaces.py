@@ -35,6 +35,7 @@ from ..engine.managed import (
     workspace_state_dir,
 )
 from . import links, naming
+from .enginegone import engine_not_running
 from .http import EngineNotStartedError, EngineStoppedError, LightRagClient
 
 #: While this workspace's LightRAG server starts, a line says for how long this often (it took 6.6 s on a
@@ -91,9 +92,7 @@ def shared_now(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
         ours = stopped.get("startedAt") == shared.started_at  # the very engine this work started with
         raise EngineStoppedError(stopped, "this work" if ours else None)
     if now is None:
-        from .settings import _engine_not_running
-
-        raise _engine_not_running(ctx)
+        raise engine_not_running(ctx)
     return now
 
 
