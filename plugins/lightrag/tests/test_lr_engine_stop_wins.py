@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from mnote_kr_testkit.replay import make_context
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr_lightrag.client import settings, workspaces
 from mnote_kr_lightrag.client.http import EngineNotRunningError, EngineStoppedError, LightRagClient
@@ -220,3 +221,18 @@ def test_the_next_look_of_work_under_way_says_the_engine_was_stopped(tmp_path: P
         settings.resolve_settings(ctx)
     assert not isinstance(fresh.value, EngineStoppedError)
     assert fresh.value.message == "The managed LightRAG engine is not running and no LightRAG URL is configured"
+
+
+def test_a_server_of_ours_another_process_stopped_is_reaped_not_left_defunct(tmp_path: Path) -> None:
+    """``serve`` started a workspace's server; ``engine stop`` (another process) ended it: the next look at the
+    engine collects it (nc28b: the children stayed ``<defunct>`` under serve)."""
+    from mnote_kr_lightrag.engine import procs
+
+    child = procs.spawn([sys.executable, "-c", "pass"], cwd=tmp_path, env=procs.base_env(), log=tmp_path / "out")
+    try:
+        wait_until(lambda: procs._is_zombie(child.pid), timeout_s=60, what="the child never exited")
+        assert managed.engine_status(tmp_path / "state") is None  # any look at the engine
+        assert child.returncode == 0 and child.pid not in procs.CHILDREN
+        assert not procs._is_zombie(child.pid)
+    finally:
+        procs.CHILDREN.pop(child.pid, None)

@@ -187,14 +187,13 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
     of a live process, such as the settings of a workspace served by its own server.
     """
     state_dir = Path(state_dir)
+    reap_exited()  # a server of ours another process stopped (``engine stop``) is no zombie under ``serve``
     info = read_state(state_dir)
     if info is None:
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
     server_pid = info.pids.get("server", 0)
     from .modelshare import models_gone
-
-    reap_exited()  # a server of ours another process stopped (``engine stop``) is no zombie under ``serve``
 
     # A server whose borrowed model service is gone could only fail every embedding: stopped too.
     if not is_our_process(server_pid, "server") or models_gone(info):
