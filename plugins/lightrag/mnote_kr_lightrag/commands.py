@@ -65,6 +65,14 @@ def engine_status_text(info: Any) -> str:
     return f"Running at {info.url} ({models}), {health}; processes: {processes or 'none recorded'}"
 
 
+def left_running_text(left: list[Any]) -> str:
+    """``engine status`` when the shared server is not running but workspaces' servers are (``left``)."""
+    servers = "; ".join(f"{Path(w.run_dir).parent.name} at {w.url} (" +
+                        ", ".join(f"{role} pid {pid}" for role, pid in sorted(w.pids.items())) + ")" for w in left)
+    return (f"The managed engine's shared server is not running, but {len(left)} workspace server(s) it started "
+            f"still run: {servers}; 'mnote-kr engine stop' stops them")
+
+
 def _workspace_server_line(workspace: str | None) -> str | None:
     """Where this workspace's own LightRAG server runs (each workspace gets one on first use), or
     that it starts on first use; None outside a workspace."""
@@ -210,13 +218,16 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     def engine_status_cmd(ctx: click.Context, as_json: bool) -> None:
         """Is it running, where, and healthy?"""
-        from .engine.managed import engine_status
+        from .engine.managed import engine_status, running_workspace_engines
 
         info = engine_status(paths.state_dir())
+        # Never denies what runs: a workspace's server left running without the shared one is named.
+        left = running_workspace_engines(paths.state_dir()) if info is None else []
         if as_json:
-            emit_json({"running": info is not None, **(_public(info) if info else {})})
+            emit_json({"running": info is not None, **(_public(info) if info else {}),
+                       **({"workspaceServers": [_public(w) for w in left]} if left else {})})
         elif info is None:
-            click.echo("No managed engine is running ('mnote-kr engine start')")
+            click.echo(left_running_text(left) if left else "No managed engine is running ('mnote-kr engine start')")
         else:
             click.echo(engine_status_text(info))
             line = _workspace_server_line(getattr(ctx.find_root().obj, "workspace", None))

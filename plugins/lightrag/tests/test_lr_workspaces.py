@@ -203,6 +203,9 @@ def test_a_report_that_may_not_start_servers_says_this_workspaces_engine_is_not_
     monkeypatch.setattr(workspaces, "engine_status", lambda state_dir, **kw: None)  # not running yet
     monkeypatch.setattr(workspaces, "_start", lambda *a, **k: started.append("start") or pytest.fail("started"))
     ctx = dataclasses.replace(make_context(tmp_path, None, url=""), may_start=False)
+    from mnote_kr_lightrag.engine import managed
+
+    managed._write_state(ctx.state_dir / managed.STATE_FILE, shared)  # running, as recorded (no stop begun)
     status = plugin.provider_status(ctx=ctx, entries=[])
     assert status is not None and not status.reachable and started == []
     assert status.not_started and "starts on the first ingest" in status.not_started

@@ -13,12 +13,13 @@ paragraphs the text came from. The entry's ``kind`` becomes ``text_fallback`` an
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, SourceEntry
+from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, SourceEntry, SourceFile
 
 from . import links, naming
 from . import provider as _p
@@ -161,8 +162,45 @@ def remove_failed_originals(prov: _p.LightRagProvider, replaced: dict[str, str])
         pass  # the engine went away: the rows stay until a later sync's orphan pass
 
 
-def keep_note(update: EntryUpdate, previous_note: str | None) -> EntryUpdate:
-    """A fallback entry keeps its note through later status updates (unless it failed again)."""
-    if update.status == "failed" or not previous_note:
+#: How every note of a file indexed from mnote-kr's own text begins (``note``, ``thin_note``, ``recognized``,
+#: ``decks``, ``docxbreaks``, ``workbooks``): a lasting reason, unlike what a passing error or a resend says.
+NOTE_START = "indexed from the text "
+
+
+def lasting(note: str | None) -> bool:
+    """Whether ``note`` is a file's lasting reason for its fallback (not a passing error's message)."""
+    return bool(note) and str(note).startswith(NOTE_START)
+
+
+def transient_note(entry: SourceEntry, message: str) -> str:
+    """What an entry records of a passing provider error (LightRAG unreachable, busy): ``message``, unless
+    the entry is a fallback whose lasting reason that would overwrite (nc28b: after an engine stop and a
+    recovery, ``status`` kept "LightRAG is not reachable at <old port>" as a deck's reason)."""
+    kept = entry.last_error
+    return kept if kept and entry.kind == KIND and lasting(kept) else message
+
+
+def keep_note(update: EntryUpdate, previous_note: str | None,
+              restore: Callable[[], str | None] | None = None) -> EntryUpdate:
+    """A fallback entry keeps its note through later status updates (unless it failed again). Once indexed,
+    a note that is no lasting reason (a passing error's, "sent again") gives way to the file's own reason
+    (``restore``: read again from the file), else to none (``status`` then says what the kind means)."""
+    if update.status == "failed":
         return update
-    return msgspec.structs.replace(update, last_error=previous_note, kind=KIND)
+    if previous_note and (lasting(previous_note) or update.status != "processed"):
+        return msgspec.structs.replace(update, last_error=previous_note, kind=KIND)
+    if not previous_note:
+        return update
+    return msgspec.structs.replace(update, last_error=restore() if restore is not None else None, kind=KIND)
+
+
+def own_note(prov: _p.LightRagProvider, source: SourceFile) -> str | None:
+    """The note of a file sent as its own text (``recognized.own_text``), read again from the file; None when it
+    is not such a file (a parser's failure, whose reason LightRAG no longer holds) or cannot be read."""
+    from .recognized import own_text
+
+    try:
+        own = own_text(prov.ctx, source)
+    except MnoteKrError:
+        return None
+    return own.note if own is not None else None

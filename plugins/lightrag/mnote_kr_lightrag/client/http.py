@@ -55,6 +55,34 @@ class EngineNotRunningError(ProviderError):
     NOT_STARTED = "run 'mnote-kr engine start' (or set [providers.lightrag] url to your own LightRAG)"
 
 
+#: What a call says when the managed engine it used was stopped (``EngineStoppedError``).
+START_HINT = "start it with 'mnote-kr engine start'"
+
+
+class EngineStoppedError(EngineNotRunningError):
+    """The managed engine this work used was stopped ('mnote-kr engine stop'): the stop wins, and nothing
+    starts an engine again behind the user's back. ``stopped`` is the stop's record (``at``: when)."""
+
+    def __init__(self, stopped: dict[str, Any], during: str | None = None) -> None:
+        at = stopped.get("at")
+        when = f" at {time.strftime('%H:%M:%S', time.localtime(at))}" if isinstance(at, (int, float)) else ""
+        super().__init__(f"The managed LightRAG engine was stopped ('mnote-kr engine stop'{when})"
+                         + (f" while {during} was under way" if during else ""), hint=START_HINT)
+
+
+def stopped_during(state_dir: Any, started_at: float | None) -> dict[str, Any] | None:  # noqa: ANN401
+    """The stop's record when the managed engine recorded under ``state_dir`` that started at ``started_at``
+    (the one a call was made with) has been stopped since, else None (``engine/managed.py``: STOPPED_FILE)."""
+    if started_at is None:
+        return None
+    try:
+        from ..engine.managed import stopped_record
+    except ImportError:
+        return None
+    record = stopped_record(state_dir)
+    return record if record is not None and record.get("startedAt") == started_at else None
+
+
 class ProviderHTTPError(ProviderError):
     """LightRAG answered with an HTTP error status."""
 
@@ -131,8 +159,11 @@ class LightRagClient:
     """Typed calls to one LightRAG server. Use as a context manager or call ``close()``."""
 
     def __init__(self, ctx: ProviderContext, url: str, api_key: str | None, *, timeout_s: float = 30.0,
-                 search_wait_s: float = 0.0) -> None:
+                 search_wait_s: float = 0.0, engine_started_at: float | None = None) -> None:
         self.url = url.rstrip("/")
+        #: The managed engine this server belongs to (its ``started_at``), None for a configured URL: a call
+        #: failing after that engine was stopped says so (``EngineStoppedError``), not that it is unreachable.
+        self.engine_started_at = engine_started_at
         self.timeout_s = timeout_s
         #: How long a search LightRAG holds while it indexes waits beyond ``timeout_s`` (``searchwait``).
         self.search_wait_s = search_wait_s
@@ -161,12 +192,22 @@ class LightRagClient:
 
     # ------------------------------------------------------------------ plumbing
 
+    def _stopped(self, path: str) -> EngineStoppedError | None:
+        """The error of a call whose managed engine was stopped meanwhile, else None."""
+        stopped = stopped_during(self._ctx.state_dir, self.engine_started_at)
+        if stopped is None:
+            return None
+        during = "this search" if path.startswith("/query") else "this work"
+        return EngineStoppedError(stopped, during)
+
     def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         where = f"{self.url}{path}"
         try:
             return self._http.request(method, path, **kwargs)
         except Exception as exc:
             kind = _transport_failure(exc)
+            if kind is not None and (stopped := self._stopped(path)) is not None:
+                raise stopped from exc
             if kind == "timeout":
                 raise ProviderUnavailableError(
                     f"LightRAG at {self.url} did not answer {method} {path} in time ({type(exc).__name__})",
@@ -200,6 +241,8 @@ class LightRagClient:
             payload = None
         detail = _detail(payload)
         where = f"{self.url}{path}"
+        if status >= 500 and (stopped := self._stopped(path)) is not None:  # its model service went first
+            raise stopped
         shown = _one_line(detail) if detail else response.reason_phrase or "error"
         if status in (409, 429, 503):
             raise ProviderBusyError(f"LightRAG at {self.url} is busy (HTTP {status} on {path}): {shown}",
@@ -427,6 +470,8 @@ class LightRagClient:
                 self.sleep(searchwait.POLL_S)
                 try:
                     status = self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S)
+                except EngineStoppedError:
+                    raise  # stopped by the user: nothing to wait for
                 except ProviderError:
                     continue  # not answering now: it may in a moment, within the same wait
                 if searchwait.stored(what, status):
@@ -467,6 +512,8 @@ class LightRagClient:
                     yield item
         except Exception as exc:
             kind = _transport_failure(exc)
+            if kind is not None and (stopped := self._stopped(path)) is not None:
+                raise stopped from exc
             if kind == "timeout":
                 plain = ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
                                                  url=f"{self.url}{path}")

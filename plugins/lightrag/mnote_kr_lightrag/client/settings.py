@@ -23,7 +23,9 @@ from typing import Any
 
 from mnote_kr.plugin_api import ConfigError, MnoteKrError, ProviderContext, ProviderError
 
-from .http import EngineNotRunningError, LightRagClient
+from .enginegone import USED as _USED
+from .enginegone import engine_not_running as _engine_not_running
+from .http import LightRagClient
 from .searchwait import SEARCH_WAIT_S
 
 SECRET_NAME = "lightrag-api-key"
@@ -53,6 +55,9 @@ class Settings:
     working_dir: str | None = None
     workspace: str | None = None
     from_engine: bool = False
+    #: The managed engine's ``started_at`` (the shared engine's) when ``from_engine``: a call that fails after a
+    #: stop of that engine says it was stopped (``http.EngineStoppedError``).
+    engine_started_at: float | None = None
     offline_llm: bool = False
     #: The managed engine's offline model service, when its embedder has a learned model: the
     #: query then ranks each found file's chunks with it (``passages``); None otherwise.
@@ -85,24 +90,6 @@ def _engine_info(ctx: ProviderContext) -> Any | None:
         return engine_status(ctx.state_dir, check_health=False)
     except (MnoteKrError, OSError, ValueError):
         return None
-
-
-def _engine_not_running(ctx: ProviderContext) -> ProviderError:
-    """The error when no URL is configured and the managed engine does not run: stopped, or died?"""
-    start = "start it with 'mnote-kr engine start' (or set [providers.lightrag] url to your own LightRAG)"
-    try:
-        from ..engine.managed import died_record
-    except ImportError:
-        died = None
-    else:
-        died = died_record(ctx.state_dir)
-    if died is not None:
-        log = died.get("serverLog") or "the engine's server.out"
-        return ProviderError(f"The managed LightRAG engine died: its server process {died.get('pid')} at "
-                             f"{died.get('url')} exited without 'mnote-kr engine stop'",
-                             hint=f"{start}; its last log is {log}")
-    return EngineNotRunningError("The managed LightRAG engine is not running and no LightRAG URL is configured",
-                                 hint=start)
 
 
 def read_env_key(env_file: str | Path) -> str | None:
@@ -155,6 +142,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
     search_wait_s = _seconds(config, "search_wait_s", SEARCH_WAIT_S)
     url = str(config.get("url") or "").strip()
     info = None
+    started_at: float | None = None
     if not url:
         info = _engine_info(ctx)
         if info is None:
@@ -162,6 +150,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         # One managed engine, many workspaces: each has its own LightRAG namespace and server.
         from .workspaces import lightrag_workspace, workspace_engine
 
+        started_at = _USED[str(ctx.state_dir)] = info.started_at
         info = workspace_engine(ctx, info)
         url = info.url
     key: str | None = None
@@ -186,6 +175,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         working_dir=str(working_dir) if working_dir else None,
         workspace=str(workspace) if workspace is not None else None,
         from_engine=info is not None,
+        engine_started_at=started_at,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
         models_url=_reranker_url(info, config),
         scorer_url=_reranker_url(info, {**config, "rank_passages": True}),
@@ -253,7 +243,7 @@ def recent_settings(ctx: ProviderContext) -> Settings:
 def open_client(ctx: ProviderContext, settings: Settings) -> LightRagClient:
     """An HTTP client for these settings."""
     return LightRagClient(ctx, settings.url, settings.api_key, timeout_s=settings.timeout_s,
-                          search_wait_s=settings.search_wait_s)
+                          search_wait_s=settings.search_wait_s, engine_started_at=settings.engine_started_at)
 
 
 def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool = False) -> dict[str, Any]:
@@ -284,6 +274,7 @@ def clear_cache() -> None:
 
     _HEALTH_CACHE.clear()
     _RECENT.clear()
+    _USED.clear()
     exposure.clear_cache()
 
 

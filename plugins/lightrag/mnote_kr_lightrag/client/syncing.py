@@ -246,7 +246,8 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
             for rel, entry in by_rel.items():
                 if rel not in current:
                     current[rel] = EntryUpdate(source_root_relative_path=rel, status=entry.status,
-                                               pending_action=entry.pending_action, last_error=exc.message,
+                                               pending_action=entry.pending_action,
+                                               last_error=_fallback.transient_note(entry, exc.message),
                                                retry_after_s=_p.backoff_s(entry.retry_count) if entry.pending_action
                                                else None)
             break
@@ -305,7 +306,8 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                                          last_error="taken as a duplicate of a document being deleted; sent again")
                     due_ms[rel] = now_ms + 1000
                 elif kind_now == _fallback.KIND:
-                    update = _fallback.keep_note(update, (now or entry).last_error)
+                    update = _fallback.keep_note(update, (now or entry).last_error,
+                                                 lambda e=entry: _fallback.own_note(prov, _source_of(e)))
                     if update.status == "processed" and name:
                         replaced[rel] = name
                 elif update.status == "failed":

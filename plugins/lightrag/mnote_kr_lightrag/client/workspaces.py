@@ -9,6 +9,11 @@ workspaces. So the managed engine runs one server per mnote-kr workspace, starte
 the first time the workspace needs it, sharing the engine's working and input dirs (each under
 its own ``<dir>/mnote_<tag>/``). ``mnote-kr engine start`` starts the engine's own server;
 ``engine stop`` stops it and every workspace's. See docs/workspaces.md.
+
+A workspace's server starts on demand only while the shared engine runs: never once a stop has begun on
+it (:func:`shared_now`), so work that was under way when the user stopped the engine ends with one line
+saying so and starts nothing behind their back. What tells the two apart is the stop's own record
+(``engine/managed.py``: STOPPED_FILE), written before the stop signals anything and removed by the next start.
 """
 
 from __future__ import annotations
@@ -20,9 +25,18 @@ from typing import Any
 
 from mnote_kr.plugin_api import ProviderContext
 
-from ..engine.managed import EngineInfo, engine_status, start_engine, stop_engine, workspace_state_dir
+from ..engine.managed import (
+    EngineInfo,
+    engine_status,
+    read_state,
+    start_engine,
+    stop_engine,
+    stopped_record,
+    workspace_state_dir,
+)
 from . import links, naming
-from .http import EngineNotStartedError, LightRagClient
+from .enginegone import engine_not_running
+from .http import EngineNotStartedError, EngineStoppedError, LightRagClient
 
 #: While this workspace's LightRAG server starts, a line says for how long this often (it took 6.6 s on a
 #: loaded machine with nothing said: nc18a).
@@ -60,11 +74,26 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
         info = _current(state_dir, shared)
         if info is not None and info.healthy:
             return info
+        shared = shared_now(ctx, shared)
         kept = prepare_legacy(shared, name, Path(ctx.workspace_root))
         info = _start(ctx, shared, name, state_dir)
         if kept is not None:
             drop_foreign_documents(ctx, info, kept)
         return info
+
+
+def shared_now(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
+    """The shared engine as recorded now, for this workspace's server to start beside it (``shared``: as the
+    caller found it a moment ago). Raises ``EngineStoppedError`` when a stop has begun on it or ended it (a
+    stop the user asked for wins over work that was under way), else the settings' error when none runs."""
+    now = read_state(ctx.state_dir)
+    stopped = stopped_record(ctx.state_dir)
+    if stopped is not None and (now is None or stopped.get("startedAt") == now.started_at):
+        ours = stopped.get("startedAt") == shared.started_at  # the very engine this work started with
+        raise EngineStoppedError(stopped, "this work" if ours else None)
+    if now is None:
+        raise engine_not_running(ctx)
+    return now
 
 
 def _current(state_dir: Path, shared: EngineInfo) -> EngineInfo | None:
@@ -150,7 +179,9 @@ def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path)
                             llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
                             # the shared engine's offline embedder: one index, one embedder
                             embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
-                            parser_rules=shared.parser_rules or None, workspace=name, models_from=shared)
+                            parser_rules=shared.parser_rules or None, workspace=name, models_from=shared,
+                            # checked again under this server's lock: a stop that began meanwhile wins
+                            go_ahead=lambda: shared_now(ctx, shared))
     if info.storage_note:
         ctx.progress(info.storage_note)
     return info

@@ -26,7 +26,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,7 @@ import msgspec
 from mnote_kr.plugin_api import ProviderError
 
 from .health import get, guard_active, health, wait_until
-from .procs import CHILDREN, MARKERS, base_env, is_our_process, make_private, spawn, terminate
+from .procs import CHILDREN, MARKERS, base_env, is_our_process, make_private, reap_exited, spawn, terminate
 
 if TYPE_CHECKING:
     import subprocess
@@ -48,6 +48,10 @@ STATE_FILE = "engine.json"
 #: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
 #: the next error can say the engine died (and where its log is) rather than that none is set up.
 DIED_FILE = "engine-died.json"
+#: Written by :func:`stop_engine` before it signals anything, and removed by the next start: a workspace's
+#: server is never started on demand for an engine a stop has begun on (:func:`stopped_record`), and work
+#: that was using that engine says it was stopped rather than that it is unreachable.
+STOPPED_FILE = "engine-stopped.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 
@@ -183,6 +187,7 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
     of a live process, such as the settings of a workspace served by its own server.
     """
     state_dir = Path(state_dir)
+    reap_exited()  # a server of ours another process stopped (``engine stop``) is no zombie under ``serve``
     info = read_state(state_dir)
     if info is None:
         (state_dir / STATE_FILE).unlink(missing_ok=True)
@@ -226,6 +231,7 @@ def start_engine(
     embedder: str | None = None,
     workspace: str | None = None,
     models_from: EngineInfo | None = None,
+    go_ahead: Callable[[], object] | None = None,
 ) -> EngineInfo:
     """Start (or return the already running) managed LightRAG engine.
 
@@ -239,6 +245,10 @@ def start_engine(
     shared working and input dirs); such an engine is recorded under :func:`workspace_state_dir`.
     ``models_from`` (the shared engine, for a workspace's) lends its offline model service when it
     runs the same embedder (:mod:`.modelshare`); else this start runs its own.
+    ``go_ahead`` is called under this engine's lock before anything is checked or started, and raises to
+    refuse the start: a workspace's server starts only while the shared engine still runs and no stop
+    has begun on it (``client/workspaces.py``). Under that lock, a stop that begins later waits for this
+    start and then stops what it started.
     Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
@@ -248,6 +258,8 @@ def start_engine(
     from filelock import FileLock
 
     with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
+        if go_ahead is not None:
+            go_ahead()
         running = engine_status(state_dir)
         if running is not None:
             if not running.healthy:
@@ -418,7 +430,8 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
 
     info = msgspec.structs.replace(info, start_seconds=round(time.monotonic() - t0, 3))
     _write_state(state_dir / STATE_FILE, info)
-    (state_dir / DIED_FILE).unlink(missing_ok=True)
+    for done in (DIED_FILE, STOPPED_FILE):
+        (state_dir / done).unlink(missing_ok=True)
     return info
 
 
@@ -438,11 +451,28 @@ def workspace_state_dirs(state_dir: Path) -> list[Path]:
 
 def died_record(state_dir: Path) -> dict[str, Any] | None:
     """What :func:`engine_status` noted when it found the engine's server gone, or None."""
+    return _json_record(Path(state_dir) / DIED_FILE)
+
+
+def stopped_record(state_dir: Path) -> dict[str, Any] | None:
+    """What :func:`stop_engine` noted when it began to stop the engine recorded here (``at``: when;
+    ``startedAt``: that engine's ``started_at``), until the next start; None when no stop did."""
+    return _json_record(Path(state_dir) / STOPPED_FILE)
+
+
+def _json_record(path: Path) -> dict[str, Any] | None:
     try:
-        record = json.loads((Path(state_dir) / DIED_FILE).read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) else None
+
+
+def running_workspace_engines(state_dir: Path) -> list[EngineInfo]:
+    """The workspaces' own servers whose process runs (as :func:`engine_status` sees them, without a health
+    request): what ``engine status`` names beside the shared engine, and ``engine stop`` stops."""
+    found = (engine_status(sub, check_health=False) for sub in workspace_state_dirs(state_dir))
+    return [info for info in found if info is not None]
 
 
 #: SIGTERM to SIGKILL for a server whose pipeline is busy at stop (see ``stop_engine``).
@@ -480,6 +510,12 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
     with FileLock(str(state_dir / "engine.lock"), timeout=timeout * 3 + 30):
         info = read_state(state_dir)
         stopped: list[int] = []
+        if info is not None:
+            # Before the workspaces are listed: a workspace's server that work in flight starts from now on
+            # is refused (``start_engine``'s ``go_ahead``), one starting already is listed and stopped.
+            with contextlib.suppress(OSError):
+                (state_dir / STOPPED_FILE).write_text(json.dumps(
+                    {"at": time.time(), "startedAt": info.started_at, "url": info.url}))
         subs = workspace_state_dirs(state_dir)
         if info is not None:
             busy = pipeline_busy(info)

@@ -134,6 +134,15 @@ def reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
+def reap_exited() -> list[int]:
+    """Collect every child of this interpreter's that has exited (another process stopped it: ``engine stop``
+    while ``serve`` had started a workspace's server), so none lingers as a zombie; return their PIDs."""
+    gone = [pid for pid, proc in list(CHILDREN.items()) if proc.poll() is not None]
+    for pid in gone:
+        CHILDREN.pop(pid, None)
+    return gone
+
+
 def log_tail(path: Path | str | None, lines: int = 25) -> str:
     if not path:
         return ""
