@@ -15,7 +15,6 @@ from mnote_kr.citations.locate import placing
 from mnote_kr.citations.locate.textdoc import TextDocument, TextParagraph
 from mnote_kr.citations.render import folding
 
-
 CHINESE = "本机所用电池应在零下二十度至四十五度之间保管，避免阳光直射，长期不用时每三个月充电一次。"
 ENGLISH = "Store the battery of this unit between minus twenty and forty-five degrees, out of direct sunlight."
 OTHER = "The charger holds the battery while charging and its lamp shows the charge."
