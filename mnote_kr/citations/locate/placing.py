@@ -25,6 +25,7 @@ from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD
 from mnote_kr.citations.locate.titles import front_title as _front_title
 from mnote_kr.citations.rank.cues import answer_types, holds_type
 from mnote_kr.citations.text.cjkwords import lacked_words, query_words
+from mnote_kr.citations.text.labels import is_label
 from mnote_kr.citations.text.latinwords import lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
@@ -68,8 +69,9 @@ HEADINGS_APPROXIMATE = True
 #: A short label chosen by meaning goes behind a candidate holding a fair share of the query's words and twice its
 #: own (:func:`_label_behind`; False: meaning and words alone, as before round 27).
 LABELS_NAME = True
-#: At most this many words make a label (``_label_behind``).
-LABEL_WORDS = 3
+#: A label goes behind a line only as near the question by meaning as it, less this (``_label_behind``): a label
+#: much nearer keeps the lead (nc27c N3's name was 0.12 nearer than the answering line).
+LABEL_NEARER = 0.15
 
 
 def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
@@ -159,7 +161,7 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     if LABELS_NAME and qt:
-        order = _label_behind(doc, order, own)
+        order = _label_behind(doc, order, own, cos)
     pick = order[0]
     if beyond:  # the places behind, the chunk's others among them, ranked together
         score = combine(words, cos)
@@ -318,17 +320,21 @@ def _holds_other(qt: QueryTerms, norm: str, lacks: str) -> bool:
     return any(k not in held and qt.weights[k] > 0 for k, _pos, _w in qt.hits(norm))
 
 
-def _label_behind(doc: TextDocument[P], order: list[int], own: dict[int, float]) -> list[int]:
-    """``order`` with a short label chosen by meaning (``LABEL_WORDS`` words at most, no digit: an item's name, a
-    table's row label) put behind the first candidate holding ``QUERY_SHARE`` of the query's words and twice the
-    label's: a name is near every question about what it names. "Какое усилие удержания у замка
-    электромагнитного?" chose the item's "Замок электромагнитный" (one of its words, cosine 0.72) over "Усилие
-    удержания: 400 кг." nine paragraphs below (two, 0.60; nc27c N3)."""
+def _label_behind(doc: TextDocument[P], order: list[int], own: dict[int, float],
+                  cos: dict[int, float] | None = None) -> list[int]:
+    """``order`` with a short label chosen by meaning (``labels.is_label``, and no digit: an item's name, a table's
+    row label) put behind the first candidate holding ``QUERY_SHARE`` of the query's words and twice the label's,
+    and no more than ``LABEL_NEARER`` farther from the question by meaning (``cos``): a name is near every question
+    about what it names. "Какое усилие удержания у замка электромагнитного?" chose the item's "Замок
+    электромагнитный" (one of its words, cosine 0.72) over "Усилие удержания: 400 кг." nine paragraphs below (two,
+    0.60; nc27c N3). The test is folding's but for the digit: to folding a numbered caption ("图表 1") is a label
+    it need not show; here a short line stating a figure ("Voltage: 12 V") is an answer, not a name."""
     first = doc.paragraphs[order[0]]
-    if own.get(order[0], 0.0) >= QUERY_SHARE or len(first.norm.split()) > LABEL_WORDS \
-            or any(c.isdigit() for c in first.norm):
+    if own.get(order[0], 0.0) >= QUERY_SHARE or not is_label(first.text) or any(c.isdigit() for c in first.norm):
         return order
-    lead = next((i for i in order[1:] if own.get(i, 0.0) >= max(QUERY_SHARE, 2 * own.get(order[0], 0.0))), None)
+    near = (cos or {}).get(order[0])
+    lead = next((i for i in order[1:] if own.get(i, 0.0) >= max(QUERY_SHARE, 2 * own.get(order[0], 0.0))
+                 and (near is None or (cos or {}).get(i, -1.0) >= near - LABEL_NEARER)), None)
     return order if lead is None else [lead, *(i for i in order if i != lead)]
 
 

@@ -96,6 +96,7 @@ from mnote_kr.citations.rank.meaningahead import meaning_ahead
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
+from mnote_kr.citations.text.russian import RU_STOP_WORDS, russian_stem
 from mnote_kr.citations.text.sections import section_refs, starts_named
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
@@ -183,7 +184,7 @@ _STOP = frozenset(
     he him his she her they them their there here not no as than so such any all some each more most
     other please tell show give find explain describe list say much many did does get got use used
     e.g i.e etc vs cf viz""".split()
-)
+) | RU_STOP_WORDS
 # CJK function characters that carry no topic: a bigram made only of them is dropped.
 _CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些个为请一下否有没这那其")
 CJK_FUNCTION_CHARS = _CJK_STOP
@@ -237,6 +238,11 @@ _fold = fold
 
 
 def _stem(word: str) -> str:
+    """A light English stem; a Russian word's ending off as the locator cuts it (``russian.russian_stem``: one stem,
+    so the weak rule and the library's words meet the inflections the locator meets). English keeps this lighter
+    stem of its own (``queryterms.stem`` cuts "-ation", "-ings" too): the ranking and the libraries' counts read it."""
+    if not word.isascii() and (cut := russian_stem(word)) != word:
+        return cut
     for suffix in ("ies", "ing", "ed", "es", "s", "ly"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
             return word[: -len(suffix)] + ("y" if suffix == "ies" else "")

@@ -36,6 +36,7 @@ from mnote_kr.citations.render.valuerows import (
     states_value,
 )
 from mnote_kr.citations.render.weakmore import one_script
+from mnote_kr.citations.text.labels import is_label
 from mnote_kr.citations.text.languages import other_language
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
@@ -124,9 +125,6 @@ LOOKALIKES_NEAR_FIRST = True
 #: paragraphs holding 合同 stood further back). A question no place holds a word of (other words, another
 #: language) keeps the order by meaning. False: by meaning alone, as before round 18.
 WORDED_FIRST = True
-#: A place of at most this many words is a label (a caption, "图表 1", "Figure 3"): holding none of the query's
-#: words, it is not shown behind places holding some, whatever its cosine (a two-word label is near anything).
-LABEL_WORDS = 3
 
 
 def _as_place(c: Citation) -> Place:
@@ -471,8 +469,9 @@ def _holds_words(terms: QueryTerms, c: Citation) -> bool:
 
 
 def _is_label(c: Citation) -> bool:
-    words = _place_words(c).split()
-    return bool(words) and len(words) <= LABEL_WORDS and len("".join(words)) <= 4 * LABEL_WORDS
+    """A place of a few words (``labels.is_label``: a caption, "图表 1", "Figure 3"): holding none of the query's
+    words, it is not shown behind places holding some, whatever its cosine (a two-word label is near anything)."""
+    return is_label(_place_words(c))
 
 
 def _query_terms(places: list[Citation]) -> QueryTerms | None:
@@ -485,7 +484,7 @@ def _query_terms(places: list[Citation]) -> QueryTerms | None:
 def _worded_first(places: list[Citation], terms: QueryTerms | None) -> list[Citation]:
     """``places`` (behind a file's first, in their order) with those holding the query's words (``terms``)
     first: a place holding none is dropped when a place holding some has a cosine at least as high (or has
-    one where it has none), or when it is a label (``LABEL_WORDS``); one nearer the question than all of them
+    one where it has none), or when it is a label (``labels.is_label``); one nearer the question than all of them
     keeps its place. Unchanged when none holds a word (or ``terms`` is None)."""
     worded = [p for p in places if terms is not None and _holds_words(terms, p)]
     if not worded:

@@ -26,7 +26,7 @@ from mnote_kr.models import Citation
 __all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "SAID_SHARE", "exact_nearer",
            "lead_by_meaning", "said_more"]
 
-#: A label (``folding.LABEL_WORDS``: a caption, a form's field name) takes a first place's lead by meaning like any
+#: A label (``labels.is_label``: a caption, a form's field name) takes a first place's lead by meaning like any
 #: place (True: as before round 27). False: a first place that is no label yields by meaning only to a place that is
 #: none either; a label is near any question sharing one of its few words.
 LABELS_LEAD = False

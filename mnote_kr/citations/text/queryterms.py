@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.acronyms import Definition, StandIn, stand_ins, written_at
+from mnote_kr.citations.text.russian import RU_ENDINGS, RU_STOP_WORDS, russian_stem
 from mnote_kr.citations.text.textnorm import (
     CJK_CLASS,
     CJK_FIRST,
@@ -55,10 +56,8 @@ STOP_WORDS = frozenset(
     das und ist sind ein eine einer wer wie wo warum welche welcher mit von zu im den dem
     le la les un une est sont qui que quoi comment pourquoi quel quelle quels du de et en au aux
     el los las es qué quién cómo por para del al y o
-    какой какая какое какие каков какова каково каковы что кто где когда куда откуда сколько почему зачем как
-    ли же бы у в во на и или не по с со к ко о об от до для из за при под над это этот эта эти то та те
     """.split()
-)
+) | RU_STOP_WORDS
 
 #: Question scaffolding: verbs that ask for an answer ("what does X mean", "where is X
 #: described", "what is said about X", "explain X") wherever they stand.
@@ -180,24 +179,12 @@ ACRONYM_WEIGHT = INFLECTED_WEIGHT
 ACRONYM_ALONE = ABBREVIATED_WEIGHT
 
 
-#: Russian case and number endings, longest first: "удержания" and "удержание", "электромагнитного" and
-#: "электромагнитный" meet (nc27c N3); a stem keeps at least four letters ("замка" and "замок" still do not).
-_RU_ENDINGS = ("ями", "ами", "ого", "его", "ому", "ему", "ыми", "ими", "ия", "ие", "ий", "ию", "ии", "ья", "ье",
-               "ая", "яя", "ое", "ее", "ые", "ый", "ой", "ую", "юю", "ых", "их", "ом", "ем", "ам", "ям", "ах", "ях",
-               "ов", "ев", "ей", "ью", "а", "я", "о", "е", "ы", "и", "у", "ю", "ь", "й")
-_CYRILLIC = re.compile("[\u0430-\u044f\u0451]+")
-
-
 def stem(word: str) -> str:
     """A light stem: common English suffixes, or Russian endings, off, so inflections of one word meet."""
     if len(word) <= 4:
         return word
     if not word.isascii():
-        if _CYRILLIC.fullmatch(word):
-            for suf in _RU_ENDINGS:
-                if word.endswith(suf) and len(word) - len(suf) >= 4:
-                    return word[: -len(suf)]
-        return word
+        return russian_stem(word)  # one with the ranking's (``russian``)
     for suf in _SUFFIXES:
         if word.endswith(suf) and len(word) - len(suf) >= 4:
             return word[: -len(suf)]
@@ -242,7 +229,7 @@ def content_terms(query: str) -> list[Term]:
         if word not in symbols and (scaffold or (len(word) < 2 and not word.isdigit())):
             continue
         # keyed by the word as written: "unit" and "units" in one query are two terms
-        out.setdefault(word, Term(stem(word) if word.isascii() or _CYRILLIC.fullmatch(word) else word, False, word))
+        out.setdefault(word, Term(stem(word), False, word))
     return list(out.values())
 
 
@@ -399,7 +386,7 @@ class QueryTerms:
             return min(df.get(piece, 0) for piece in re.split(r"[/&.]", term.text))
         # Latin: the most frequent inflection approximates the stem's paragraph frequency
         if not term.text.isascii():  # Russian: over its endings
-            return max(df.get(term.text + suf, 0) for suf in ("", *_RU_ENDINGS))
+            return max(df.get(term.text + suf, 0) for suf in ("", *RU_ENDINGS))
         return max(df.get(term.text + suf, 0) for suf in ("", "e", *_SUFFIXES))
 
     def __bool__(self) -> bool:

@@ -59,6 +59,8 @@ GUTTER = 9.0  # points: a blank strip at least this wide from top to bottom sepa
 #: (a scanned magazine page set at 8 pt, ``mineru__complex_layout.pdf``) has a narrower gutter, and
 #: a y gap as wide would read its two columns row by row
 GUTTER_EM = 0.6
+#: A box taller than this many median line heights is no line's (``_rows``): a drop cap, a bracket, an image.
+TALL_LINES = 1.5
 
 
 def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
@@ -108,18 +110,26 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
 def _rows(idx: list[int], boxes: list[Box], rtl: bool) -> list[int]:
     """``idx`` (no gap between them either way) row by row, each row along its reading direction: the pieces of one
     line whose boxes start a point apart in y (a taller glyph, an embedded "pandas" in an Arabic line) are one row,
-    not sorted by their tops, which put the left piece of an Arabic line first (nc27c N1)."""
+    not sorted by their tops, which put the left piece of an Arabic line first (nc27c N1). A box taller than
+    ``TALL_LINES`` of the median line (a drop cap, a tall bracket, an inline image) joins a row but never widens
+    its band: it joined two lines into one row, their pieces then read by x (review r28)."""
+    heights = sorted(boxes[i][3] - boxes[i][1] for i in idx)
+    tall = TALL_LINES * heights[len(heights) // 2]
     rows: list[list[int]] = []
-    top = bottom = 0.0
+    band: tuple[float, float] | None = None  # the row's top and bottom from its boxes of a line's height
+    reach = (0.0, 0.0)  # those of the box that began the row (the band while it has none)
     for i in sorted(idx, key=lambda i: (boxes[i][1] + boxes[i][3], boxes[i][1])):
         b = boxes[i]
+        top, bottom = band or reach
         h = min(b[3] - b[1], bottom - top) if rows else 0.0
         if rows and min(bottom, b[3]) - max(top, b[1]) > 0.5 * h > 0:
             rows[-1].append(i)
-            top, bottom = min(top, b[1]), max(bottom, b[3])
+            if b[3] - b[1] <= tall:
+                band = (min(top, b[1]), max(bottom, b[3])) if band else (b[1], b[3])
         else:
             rows.append([i])
-            top, bottom = b[1], b[3]
+            reach = (b[1], b[3])
+            band = reach if b[3] - b[1] <= tall else None
     return [i for row in rows for i in sorted(row, key=lambda i: -boxes[i][2] if rtl else boxes[i][0])]
 
 

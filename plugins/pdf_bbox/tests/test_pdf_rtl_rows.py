@@ -67,3 +67,15 @@ def test_answering_sentence_is_boxed_whole() -> None:
     assert loc.locator_precision == "bbox" and loc.page == 1
     inside = _text_in(loc.bbox)
     assert "pandas" in inside and "Python" in inside and "مكتبة" in inside and "بكفاءة" in inside
+
+
+def test_a_box_spanning_two_lines_does_not_join_them_into_one_row() -> None:
+    # review r28 finding 3: a drop cap (or a tall bracket, an inline image) at the right of two Arabic lines; it
+    # widened its row's band to both lines, whose pieces were then read by x: L1 right, L2 right, L2 left, L1 left
+    tall = (300.0, 0.0, 310.0, 22.0)
+    boxes = [(200.0, 0.0, 300.0, 10.0), (100.0, 0.0, 200.0, 10.0), (250.0, 12.0, 300.0, 22.0),
+             (100.0, 12.0, 250.0, 22.0), tall]
+    assert reading_order(boxes, rtl=True) == [4, 0, 1, 2, 3]
+    # a drop cap three lines tall, listed first
+    three = [(300.0, 0.0, 310.0, 34.0), *boxes[:4], (150.0, 24.0, 300.0, 34.0), (100.0, 24.0, 150.0, 34.0)]
+    assert reading_order(three, rtl=True) == [0, 1, 2, 3, 4, 5, 6]
