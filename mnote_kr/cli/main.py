@@ -380,7 +380,8 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
                    f"patterns.\n\n{COUNTING}")
 @click.argument("file", required=False)
 @click.option("--evidence", default="",
-              help="The cleaned evidence text (locatorEvidenceText); without it, the query's words are the evidence.")
+              help="The cleaned evidence text (locatorEvidenceText); without it, the file's place holding the most "
+                   "of the query's words is the evidence, else the query's words are.")
 @click.option("--query", default="", help="The user's query.")
 @click.option("--sidecar", type=click.Path(dir_okay=False), help="LightRAG blocks.jsonl of the document.")
 @click.option("--block-id", default=None, help="The sidecar block the evidence came from.")
@@ -400,7 +401,7 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
     if not file:
         raise UsageError("Give a FILE or --batch REQUESTS.jsonl")
     # the query alone finds its place (the command a search names for a file holding its words: map.heldwords)
-    locator = locate_one(loaded, {"file": file, "evidence": evidence or query, "query": query,
+    locator = locate_one(loaded, {"file": file, "evidence": evidence, "query": query,
                                   "sidecar": sidecar, "blockId": block_id})
     if as_json:
         emit_json(locator)

@@ -2,10 +2,16 @@
 
 A batch answers one JSON line per request line, in order; a request that fails answers
 ``{"error": "..."}`` on its line and the batch goes on. Sidecars are read once per batch.
+
+A request with a query and no evidence (the command a search names for a file holding every word of its query,
+``map.heldwords``) is located by the file's place holding the most of the query's terms (:func:`place_of_words`): the
+question as typed is no evidence a locator can match ("Why work compost into clay soil each autumn?" answered
+``file`` on a paragraph holding all five of its words, review r28 finding 2).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -78,10 +84,43 @@ def build_request(raw: dict[str, Any]) -> LocateRequest:
                          block_id=block_id, sidecar_meta=meta)
 
 
+def place_of_words(plugins: Plugins, path: str, query: str) -> str | None:
+    """The text of the place of the file at ``path`` holding the most of ``query``'s terms (``heldwords.query_terms``:
+    stemmed words, CJK bigrams), the shortest of those holding as many; None when none holds half of them. The places
+    are those its locator queues for embedding (``prepare_locate``, as the library's word counts read them: nothing is
+    embedded here), else the paragraphs of the text its reader gives (no OCR: a scan is placed by its recognition)."""
+    from mnote_kr.citations.caches import libwords
+    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+    from mnote_kr.citations.map.heldwords import query_terms
+    from mnote_kr.citations.rank.ranking import terms
+
+    wanted = query_terms(query)
+    if not wanted:
+        return None
+    try:
+        with libwords.collecting(only=True) as texts:
+            plugins.prepare_locate(path)
+        if not any(t.strip() for t in texts):
+            texts = re.split(r"\n\s*\n", plugins.extract_text(path, recognize=False) or "")
+    except MnoteKrError:
+        return None  # the locator says why it cannot read the file
+    best: tuple[int, int] = (0, 0)
+    found = None
+    for text in texts:
+        held = len(wanted & set(terms(join_cjk_gaps(text)))) if text.strip() else 0
+        if held and (held, -len(text)) > best:
+            best, found = (held, -len(text)), text
+    return found if 2 * best[0] >= len(wanted) else None
+
+
 def locate_one(plugins: Plugins, raw: dict[str, Any]) -> Locator:
     request = build_request(raw)
     if not Path(request.file).is_file():
         raise UsageError(f"No such file: {request.file}", hint="give the path of an existing source file")
+    if not request.evidence.strip() and request.query.strip():
+        # the query alone: its words' place is the evidence, else the query's words are
+        evidence = place_of_words(plugins, request.file, request.query) or request.query
+        request = msgspec.structs.replace(request, evidence=evidence)
     return plugins.locate(request)
 
 
