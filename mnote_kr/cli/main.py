@@ -309,14 +309,16 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @pass_ctx
 def prune(obj: Ctx, keep_failed: bool, as_json: bool) -> None:
     """Drop deleted, stale and failed registry records (never pending deletes, nor those of files taken out with
-    'mnote-kr delete' while the file is on disk: they keep the file out), and say which of each kind."""
-    report = obj.host().prune_report(keep_failed=keep_failed)
+    'mnote-kr delete' while the file is on disk in an indexed root: they keep the file out), and say which of each
+    kind."""
+    host = obj.host()
+    report = host.prune_report(keep_failed=keep_failed)
     if as_json:
         emit_json(report)
         return
     from mnote_kr.citations.render.synctext import render_prune
 
-    click.echo(render_prune(report))
+    click.echo(render_prune(report, host.plugins.provider_name))
 
 
 # ---------------------------------------------------------------------------- query side
