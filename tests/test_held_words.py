@@ -131,13 +131,15 @@ Compost worked into the bed each autumn keeps clay soil loose and feeds the next
 """
 
 
-@pytest.mark.parametrize(("question", "paragraph"), [
-    ("Why work compost into clay soil each autumn?", 6),  # every word in one paragraph
-    ("Does compost keep clay soil loose in autumn? It's what I read!", 6),  # a "!" and a "'" pasted into bash
-    ("Which pests cluster under young leaves in spring?", 4),  # "pests" only in its heading: the paragraph holds most
+@pytest.mark.parametrize(("question", "paragraph", "why"), [
+    ("Why work compost into clay soil each autumn?", 6, "every word of the query"),  # all in one paragraph
+    # a "!" and a "'" pasted into bash ("read" is not in the file)
+    ("Does compost keep clay soil loose in autumn? It's what I read!", 6, "6 of the query's 7 words"),
+    # "pests" only in its heading: the paragraph holding the most, said so and degraded
+    ("Which pests cluster under young leaves in spring?", 4, "4 of the query's 5 words"),
 ])
 def test_the_named_locate_command_puts_a_question_on_the_paragraph_holding_its_words(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question: str, paragraph: int) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question: str, paragraph: int, why: str) -> None:
     """review r28 finding 2: the question as typed was the evidence, and a question answered ``file``."""
     from click.testing import CliRunner
 
@@ -157,6 +159,8 @@ def test_the_named_locate_command_puts_a_question_on_the_paragraph_holding_its_w
     assert out.exit_code == 0, out.output
     locator = json.loads(out.output)
     assert locator["locatorPrecision"] == "paragraph" and locator["paragraphIndex"] == paragraph
+    assert locator["locatorReason"] == f"the place holding {why}"
+    assert locator["locatorDegraded"] is (why != "every word of the query")
     assert digest_tree(path.parent) == before
 
 
