@@ -73,7 +73,7 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
 
 def locate_command(host: Host, rel: str, query: str) -> str:
     """The command the search names for a file holding the query's words."""
-    return f"mnote-kr locate {host.root / rel} --query \"{query}\""
+    return f"mnote-kr locate {shlex.quote(str(host.root / rel))} --query {shlex.quote(query)}"
 
 
 def files_of(result: Any) -> list[str]:
@@ -89,8 +89,10 @@ def test_a_phrase_copied_from_a_file_the_provider_did_not_return_is_named_with_i
     assert held["files"] == [ENDNOTES] and held["terms"] == ["binary", "extract", "file", "module", "software", "text"]
     assert "cited" not in held and "located" not in held  # nothing of it is cited, nothing located
     assert held["locate"] == {ENDNOTES: locate_command(kb, ENDNOTES, QUERY)}
-    assert held["note"] == (f"{ENDNOTES} holds every word of the query, and LightRAG returned no passage of it, so it "
-                            f"is not cited: '{locate_command(kb, ENDNOTES, QUERY)}' finds the place in it")
+    # the provider named as status names it (review r28 finding 11), the command last, whole, to be copied
+    assert held["note"] == (f"{ENDNOTES} holds every word of the query, and {kb.plugins.provider_name} returned no "
+                            f"passage of it, so it is not cited; this finds the place in it: "
+                            f"{locate_command(kb, ENDNOTES, QUERY)}")
     # the results are LightRAG's references, as with the pass off (the first card's quote holds "binary": not weak)
     monkeypatch.setattr(heldwords, "HELD_WORDS", False)
     off = kb.search(QUERY, scope=[])
@@ -111,6 +113,55 @@ def test_the_named_locate_command_finds_the_paragraph_holding_the_phrase(kb: Hos
     assert out.exit_code == 0, out.output
     locator = json.loads(out.output)
     assert locator["paragraphIndex"] == 11 and not locator["locatorDegraded"]  # ¶12 to a reader, exact
+
+
+GARDEN = """# Garden handbook
+
+## Watering
+
+Tomatoes need deep watering twice a week in dry summers; shallow daily watering weakens their roots.
+
+## Pests
+
+Aphids cluster under young leaves in spring. A strong jet of water or a soap spray removes most of them.
+
+## Soil
+
+Compost worked into the bed each autumn keeps clay soil loose and feeds the next season's crops.
+"""
+
+
+@pytest.mark.parametrize(("question", "paragraph", "why"), [
+    ("Why work compost into clay soil each autumn?", 6, "every word of the query"),  # all in one paragraph
+    # a "!" and a "'" pasted into bash ("read" is not in the file)
+    ("Does compost keep clay soil loose in autumn? It's what I read!", 6, "6 of the query's 7 words"),
+    # "pests" only in its heading: the paragraph holding the most, said so and degraded
+    ("Which pests cluster under young leaves in spring?", 4, "4 of the query's 5 words"),
+])
+def test_the_named_locate_command_puts_a_question_on_the_paragraph_holding_its_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question: str, paragraph: int, why: str) -> None:
+    """review r28 finding 2: the question as typed was the evidence, and a question answered ``file``."""
+    from click.testing import CliRunner
+
+    from mnote_kr.cli.main import cli
+    from mnote_kr.core.pending import locate_command
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    path = tmp_path / "my notes" / "g.md"
+    write(path, GARDEN)
+    before = digest_tree(path.parent)
+    command = locate_command(str(path), question)
+    # one shell word each, the query in single quotes: nothing in it is expanded by a shell ("!", "$", "`")
+    assert command == f"mnote-kr locate {shlex.quote(str(path))} --query {shlex.quote(question)}"
+    words = shlex.split(command)
+    assert words == ["mnote-kr", "locate", str(path), "--query", question]
+    out = CliRunner().invoke(cli, [*words[1:], "--json"])
+    assert out.exit_code == 0, out.output
+    locator = json.loads(out.output)
+    assert locator["locatorPrecision"] == "paragraph" and locator["paragraphIndex"] == paragraph
+    assert locator["locatorReason"] == f"the place holding {why}"
+    assert locator["locatorDegraded"] is (why != "every word of the query")
+    assert digest_tree(path.parent) == before
 
 
 def test_switched_off_the_file_is_missing_and_its_words_are_not_read(kb: Host, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -160,8 +211,9 @@ def test_a_scope_whose_files_lack_the_words_names_the_file_outside_it_that_holds
     result = kb.search(QUERY, scope=[NOTES])
     assert not result.results
     assert result.diagnostics["noResults"]["message"].endswith(
-        f"{ENDNOTES}, not among the files searched, holds every word of the query, and LightRAG returned no passage of "
-        f"it, so it is not cited: '{locate_command(kb, ENDNOTES, QUERY)}' finds the place in it")
+        f"{ENDNOTES}, not among the files searched, holds every word of the query, and {kb.plugins.provider_name} "
+        f"returned no passage of it, so it is not cited; this finds the place in it: "
+        f"{locate_command(kb, ENDNOTES, QUERY)}")
 
 
 def test_a_scope_is_not_sent_to_a_wider_search_when_no_file_and_no_passage_holds_the_words(kb: Host) -> None:
@@ -187,9 +239,9 @@ def test_the_library_s_files_holding_every_term_are_read_from_their_words(tmp_pa
 TRACEMONKEY = place("c1", "In particular, the bitops benchmarks are short programs that perform many bitwise "
                     "operations, so TraceMonkey can cover the entire program with 1 or 2 traces that operate on "
                     "integers.", "pdfjs__tracemonkey.pdf", lexical=0.14)
-CMD = 'mnote-kr locate /kb/poi__endnotes.docx --query "A software module for extracting text from binary files"'
-NOTE = ("poi__endnotes.docx holds every word of the query, and LightRAG returned no passage of it, so it is not "
-        f"cited: '{CMD}' finds the place in it")
+CMD = "mnote-kr locate /kb/poi__endnotes.docx --query 'A software module for extracting text from binary files'"
+NOTE = ("poi__endnotes.docx holds every word of the query, and lightrag returned no passage of it, so it is not "
+        f"cited; this finds the place in it: {CMD}")
 HELD = {"terms": ["binary", "extract", "file", "module", "software", "text"], "files": ["poi__endnotes.docx"],
         "count": 1, "elsewhere": False, "locate": {"poi__endnotes.docx": CMD}, "changed": [], "note": NOTE}
 
@@ -251,7 +303,7 @@ def test_a_scoped_search_is_sent_wider_only_when_that_finds_more_of_the_query(he
 
 def test_a_search_with_no_passage_names_the_file_holding_the_words() -> None:
     why = why_no_results(_Reg(), {}, False, (), HELD)  # type: ignore[arg-type]
-    assert why["reason"] == "no_match" and why["message"] == f"nothing LightRAG returned matched the query; {NOTE}"
+    assert why["reason"] == "no_match" and why["message"] == f"no passage returned matched the query; {NOTE}"
 
 
 def test_the_cli_the_agent_tool_and_json_name_the_file_and_the_locate_command(kb: Host) -> None:

@@ -16,6 +16,7 @@ from tests.surfaces import cli_kb
 def test_a_deleted_file_stays_out_after_prune_and_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
+    kb.run("roots", "add", "kb")  # a root sync follows: the record is what keeps a.md out of it
     kb.run("ingest", "kb", "--wait")
     out, _ = kb.run("delete", "kb/a.md")
     assert out.splitlines()[0].split() == ["deleted", "kb/a.md"], out  # status's words, not delete_completed (nc27c)
@@ -45,3 +46,34 @@ def test_a_deleted_file_stays_out_after_prune_and_sync(tmp_path: Path, monkeypat
     assert report["removed"] == ["kb/a.md"] and report["keptDeleted"] == []
     assert "kb/a.md" not in kb.host.registry().entries
     assert (kb.ws / "kb" / "b.md").read_text(encoding="utf-8") == "# B\n\nThe blue kettle sings.\n"
+
+
+@pytest.mark.parametrize("leave", [("roots", "remove", "kb"), ("roots", "add", "kb", "--exclude", "a.md")])
+def test_a_deleted_file_out_of_every_indexed_root_is_pruned_though_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        leave: tuple[str, ...]) -> None:
+    """review r28 finding 9: the record that keeps a deleted file out is kept only while a sync could send the file
+    again; its root removed, or the file excluded, none ever will, and the record was kept forever."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
+    kb.run("roots", "add", "kb")  # a root sync follows: the record is what keeps a.md out of it
+    kb.run("ingest", "kb", "--wait")
+    kb.run("delete", "kb/a.md")
+    assert json.loads(kb.run("prune", "--json")[0])["keptDeleted"] == ["kb/a.md"]  # in the root: kept
+
+    kb.run(*leave)
+    report = json.loads(kb.run("prune", "--json")[0])
+    assert report["removed"] == ["kb/a.md"] and report["keptDeleted"] == []
+    assert "kb/a.md" not in kb.host.registry().entries
+    assert (kb.ws / "kb" / "a.md").is_file()  # the user's file is only read
+
+
+def test_a_deleted_file_ingested_outside_every_root_is_pruned_though_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """No sync walks a folder that is no root, so no record keeps the file out of one (an 'ingest FOLDER' sends it
+    again, record or not)."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
+    kb.run("ingest", "kb", "--wait")
+    kb.run("delete", "kb/a.md")
+    report = json.loads(kb.run("prune", "--json")[0])
+    assert report["removed"] == ["kb/a.md"] and report["keptDeleted"] == []
+    assert (kb.ws / "kb" / "a.md").is_file()

@@ -25,7 +25,7 @@ def test_prune_says_why_a_deleted_record_stays(tmp_path: Path) -> None:
     cli = Cli(ws, url=f"http://127.0.0.1:{closed_port()}")
     words = cli.ok("prune")
     assert words.splitlines()[0] == "Pruned 0 record(s)"
-    assert "Kept 1 deleted record(s): LightRAG has not confirmed the delete yet" in words and "mnote-kr sync" in words
+    assert "Kept 1 deleted record(s): lightrag has not confirmed the delete yet" in words and "mnote-kr sync" in words
     pruned = cli.ok("prune", "--json")
     assert pruned["removed"] == [] and pruned["deletesWaiting"] == 1  # "removed" as before; the rest added
     assert note.exists() and sha(note) == digest

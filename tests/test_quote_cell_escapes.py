@@ -49,8 +49,19 @@ def test_a_cell_cut_before_its_end_decodes_its_escapes_too() -> None:
     ("Please type N/A. \uf0a8 Sign and date each form.", "Please type N/A. \u2022 Sign and date each form."),
     # elsewhere a symbol font's code point is the Symbol font's glyph (its θ); a font's own glyph never shows as a box
     ("The angle \uf071 = 30\u00b0", "The angle \u03b8 = 30\u00b0"),
-    ("Energy\ue000 saved", "Energy saved"),
     ("\uf8f1 x if a\n\uf8f2 y else", "\u23a7 x if a \u23a8 y else"),  # a big brace's pieces in a PDF formula
+    # review r28 finding 5: Wingdings' boxes are a form's answers, not Symbol's brace pieces or Greek letters
+    ("Married \uf0fe Yes \uf0a8 No", "Married \u2611 Yes \u25fb No"),
+    ("\uf078 approved", "\u2612 approved"),
+    ("Consent \uf0fd given \uf06f refused \uf0a8 not asked", "Consent \u2612 given \u2610 refused \u25fb not asked"),
+    # ... and Symbol's where the text is a formula: its letters, a brace's pieces stacked
+    ("\uf078 = 0.7 and \uf06f < \uf061", "\u03be = 0.7 and \u03bf < \u03b1"),
+    ("\uf0ec a \uf0fc\n\uf0ed b \uf0fd\n\uf0ee c \uf0fe", "\u23a7 a \u23ab \u23a8 b \u23ac \u23a9 c \u23ad"),
+    # a private-use character no font table knows (a font's own glyph, a user-defined CJK character) is marked with
+    # the geta mark typesetting uses for a character it cannot show, not dropped
+    ("Energy\ue000 saved", "Energy\u3013 saved"),
+    ("\ue000\u5e02\u653f\u5e9c", "\u3013\u5e02\u653f\u5e9c"),
+    ("\U000f0001 plane 15", "\u3013 plane 15"),
 ])
 def test_private_use_glyphs_never_show_in_a_quote(raw: str, shown: str) -> None:
     assert display_text(raw) == shown

@@ -320,7 +320,8 @@ class DeleteResult(Out, kw_only=True, frozen=True):
 class PruneResult(Out, kw_only=True, frozen=True):
     """mnote_knowledge_rag_prune: the registry records removed, the same by kind (``moved``, ``stale``,
     ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records kept, the deletes not confirmed and
-    the records of files taken out with delete, kept while the file is on disk (they keep the file out)."""
+    the records of files taken out with delete, kept while the file is on disk in an indexed root (they keep the file
+    out)."""
 
     removed: list[str]
     by_kind: dict[str, list[str]] = {}

@@ -207,7 +207,7 @@ def weak_note(weak: str) -> str:
     if weak.endswith(UNCLEAR):  # a file in another script found as close (``weakscript.across_reason``)
         return (f"Weak result: {weak}. Read the first passage and the named file's place before using either: tell "
                 "the user which answers, or that neither clearly does.")
-    if "'mnote-kr locate " in weak:  # a file holds every word of the query (``map.heldwords``)
+    if ": mnote-kr locate " in weak:  # a file holds every word of the query (``map.heldwords``)
         return (f"Weak result: {weak}. Do not present these passages as the answer: tell the user which file holds "
                 "the query's words, that it is not cited, and the command that finds the place in it.")
     return f"Weak result: {weak}. Tell the user nothing clearly answers; do not present these as the answer."

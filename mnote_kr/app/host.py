@@ -35,6 +35,7 @@ from mnote_kr.core.workspace import (
     Workspace,
     bad_name,
     excluded_entries,
+    excluded_reason,
     find_workspace,
     innermost_root,
     shown_path,
@@ -387,7 +388,8 @@ class Host(HostIngest, HostStatus):
         ``failed``: files that failed to index, whose files, still in a root, the next sync sends again;
         ``deleted``, ``duplicate``, ``refused``), ``keptFailed`` (the failed records ``keep_failed`` kept) and
         ``deletesWaiting`` (records kept until the provider confirms their delete), ``keptDeleted`` (records of
-        files the user took out with ``delete``, kept while the file is on disk: :meth:`_kept_out`). Where a dropped
+        files the user took out with ``delete``, kept while the file is on disk in an indexed root: :meth:`_kept_out`).
+        Where a dropped
         record says its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
         kinds: dict[str, list[str]] = {k: [] for k in ("moved", "stale", "failed", "deleted", "duplicate", "refused")}
         removed: list[str] = []
@@ -400,7 +402,7 @@ class Host(HostIngest, HostStatus):
                     continue
                 if not (entry.status in PRUNABLE or entry.stale):
                     continue
-                if self._kept_out(entry):
+                if self._kept_out(entry, reg.roots):
                     kept_out.append(key)
                     continue
                 if entry.stale and (new := pruned_moves.moved_to(entry.stale_reason)):
@@ -426,10 +428,18 @@ class Host(HostIngest, HostStatus):
 
         libwords.forget(self.workspace.index_dir, rels)
 
-    def _kept_out(self, entry: SourceEntry) -> bool:
-        """A record of a file the user took out with ``delete``, the file still on disk: the record is what keeps
-        it out (``sync`` and ``watch`` never send it again), so ``prune`` keeps it; once the file is gone it goes."""
-        return entry.stale_reason == USER_DELETED and (self.root / entry.source_root_relative_path).exists()
+    def _kept_out(self, entry: SourceEntry, roots: Mapping[str, IndexedRoot]) -> bool:
+        """A record of a file the user took out with ``delete``, the file still on disk where a sync would send it
+        (in an indexed root, in a flat root's own folder, not excluded by its rules): the record is what keeps it out
+        (``sync`` and ``watch`` never send it again), so ``prune`` keeps it. Once the file is gone, its root removed
+        or the file excluded, no sync would send it, and the record goes (review r28 finding 9: kept forever)."""
+        rel = entry.source_root_relative_path
+        if entry.stale_reason != USER_DELETED or excluded_reason(rel, roots):
+            return False
+        root = innermost_root(rel, roots)
+        if root is None or (not root.recursive and "/" in rel[len(root.root_relative_path):].strip("/")):
+            return False
+        return (self.root / rel).exists()
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""

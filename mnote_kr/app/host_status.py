@@ -195,7 +195,8 @@ def _citable_now(reg: Registry, provider: Mapping[str, Any], unrecorded: list[st
     citable now" with one file changed and one missing, and "10" with the engine down): the indexed files, and the
     sent ones the provider has indexed (``unrecorded``), less those this status's own walk found changed or gone
     on disk (``citableChangedOnDisk``: a search drops them until a sync follows them); none while the provider
-    is down (a provider not started yet is started by a search)."""
+    does not answer (``reachable`` False), a managed engine not started yet included (``notStarted``: a search
+    would start it, status does not; it comes with nothing indexed yet, or with an engine a search cannot start)."""
     sent = set(unrecorded)
     changed = sum(1 for rel in gone if rel in sent  # only these entries are decoded
                   or ((e := reg.entries.get(rel)) is not None and e.status == "processed" and not e.stale))

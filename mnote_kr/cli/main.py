@@ -309,14 +309,16 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @pass_ctx
 def prune(obj: Ctx, keep_failed: bool, as_json: bool) -> None:
     """Drop deleted, stale and failed registry records (never pending deletes, nor those of files taken out with
-    'mnote-kr delete' while the file is on disk: they keep the file out), and say which of each kind."""
-    report = obj.host().prune_report(keep_failed=keep_failed)
+    'mnote-kr delete' while the file is on disk in an indexed root: they keep the file out), and say which of each
+    kind."""
+    host = obj.host()
+    report = host.prune_report(keep_failed=keep_failed)
     if as_json:
         emit_json(report)
         return
     from mnote_kr.citations.render.synctext import render_prune
 
-    click.echo(render_prune(report))
+    click.echo(render_prune(report, host.plugins.provider_name))
 
 
 # ---------------------------------------------------------------------------- query side
@@ -380,7 +382,8 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
                    f"patterns.\n\n{COUNTING}")
 @click.argument("file", required=False)
 @click.option("--evidence", default="",
-              help="The cleaned evidence text (locatorEvidenceText); without it, the query's words are the evidence.")
+              help="The cleaned evidence text (locatorEvidenceText); without it, the file's place holding the most "
+                   "of the query's words is the evidence, else the query's words are.")
 @click.option("--query", default="", help="The user's query.")
 @click.option("--sidecar", type=click.Path(dir_okay=False), help="LightRAG blocks.jsonl of the document.")
 @click.option("--block-id", default=None, help="The sidecar block the evidence came from.")
@@ -400,7 +403,7 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
     if not file:
         raise UsageError("Give a FILE or --batch REQUESTS.jsonl")
     # the query alone finds its place (the command a search names for a file holding its words: map.heldwords)
-    locator = locate_one(loaded, {"file": file, "evidence": evidence or query, "query": query,
+    locator = locate_one(loaded, {"file": file, "evidence": evidence, "query": query,
                                   "sidecar": sidecar, "blockId": block_id})
     if as_json:
         emit_json(locator)

@@ -113,8 +113,10 @@ def ingest_command(rel: str) -> str:
 
 
 def locate_command(path: str, query: str) -> str:
-    """The ``locate`` that finds the place of ``query`` in the file at ``path`` (absolute: it runs from any folder)."""
-    return f"mnote-kr locate {_quoted(path)} --query {_quoted(' '.join(query.split()))}"
+    """The ``locate`` that finds the place of ``query`` in the file at ``path`` (absolute: it runs from any folder),
+    each word in single quotes when it needs quoting (``shlex.quote``): in double ones a "!" of the query is bash's
+    history expansion when pasted (review r28 finding 2), and a "$" or "`" would need escaping."""
+    return f"mnote-kr locate {shlex.quote(path)} --query {shlex.quote(' '.join(query.split()))}"
 
 
 class LeftBehind(msgspec.Struct, kw_only=True, rename="camel"):

@@ -137,7 +137,7 @@ class PruneResponse(msgspec.Struct, kw_only=True, rename="camel"):
     """As ``mnote-kr prune --json``: every path dropped (``removed``), the same by kind (``byKind``: ``moved``,
     ``stale``, ``failed``, ``deleted``, ``duplicate``, ``refused``), the failed records ``keepFailed`` kept and
     the deleted records kept until the provider confirms their delete, and those of files taken out with delete,
-    kept while the file is on disk (``keptDeleted``: the record keeps the file out)."""
+    kept while the file is on disk in an indexed root (``keptDeleted``: the record keeps the file out)."""
 
     removed: list[str]
     by_kind: dict[str, list[str]] = {}

@@ -40,7 +40,9 @@ from mnote_kr.citations.cleaning import ChunkPrep, prepare_chunk
 from mnote_kr.core.atomic import write_atomic
 
 FOLDER = "clean"
-FORMAT = b"clean-1"  # bump when ChunkPrep's meaning changes without the code stamp seeing it
+#: bump when ChunkPrep's meaning changes without the code stamp seeing it; 2: Wingdings' boxes and the mark of an
+#: unknown private-use character in quotes (review r28 finding 5)
+FORMAT = b"clean-2"
 MAX_BYTES = 64 * 1024 * 1024
 _TRIM_EVERY = 1024
 _DIGEST = 16

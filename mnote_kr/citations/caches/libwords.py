@@ -428,20 +428,23 @@ _gathered = threading.local()
 
 
 @contextmanager
-def collecting() -> Iterator[list[str]]:
+def collecting(*, only: bool = False) -> Iterator[list[str]]:
     """The places' texts the locators queue in this thread while it is open (``meaning.queue`` calls
-    :func:`heard`), gathered into the list it yields."""
+    :func:`heard`), gathered into the list it yields; ``only``: they are not queued for embedding either (``mnote-kr
+    locate`` reading a file's places, which embeds nothing)."""
     got: list[str] = []
-    before = getattr(_gathered, "texts", None)
-    _gathered.texts = got
+    before = getattr(_gathered, "texts", None), getattr(_gathered, "only", False)
+    _gathered.texts, _gathered.only = got, only
     try:
         yield got
     finally:
-        _gathered.texts = before
+        _gathered.texts, _gathered.only = before
 
 
-def heard(texts: Sequence[str]) -> None:
-    """A locator queued these texts: kept when a :func:`collecting` is open in this thread."""
+def heard(texts: Sequence[str]) -> bool:
+    """A locator queued these texts: kept when a :func:`collecting` is open in this thread; whether that one keeps
+    them from being embedded (``only``)."""
     got = getattr(_gathered, "texts", None)
     if got is not None:
         got.extend(texts)
+    return got is not None and bool(getattr(_gathered, "only", False))

@@ -249,8 +249,9 @@ def symbol_bullets(text: str) -> str:
     """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``), and Wingdings' bullets opening an item (at a
     line's start, or after a sentence's end or a cell's separator, before a space and a word: ``_LINE_BULLET_RE``,
     ``_INLINE_BULLET_RE``), as the bullet they draw; then any other private-use code point as the glyph it draws
-    (``symbolfont.as_drawn``: U+F071 elsewhere is the Symbol font's θ), or without it: a quote never shows one as
-    the box a reader's font draws."""
+    (``symbolfont.as_drawn``: U+F071 elsewhere is the Symbol font's θ, U+F0FE in a form Wingdings' ☑), or as the
+    mark of a character not shown (〓, ``symbolfont.UNKNOWN``): a quote never shows one as the box a reader's font
+    draws, nor hides that one stood there."""
     from mnote_kr.citations.cleaning.symbolfont import as_drawn
 
     if _SYMBOL_BULLET in text:

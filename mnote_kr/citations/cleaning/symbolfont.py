@@ -5,7 +5,13 @@ Word and PDF text layers write a character of the Symbol font (and of Wingdings)
 integrals at U+F8E5-U+F8FE. The text alone does not say which font drew U+F06C (Symbol's λ, Wingdings' ●):
 ``copyable.symbol_bullets`` first shows a bullet where one opens an item; what is left of U+F020-U+F0FF is read as
 the Symbol font (a formula's letters and operators), except the codes the corpus writes only as Wingdings' bullets
-and marks (``WINGDINGS``); any other private-use code point (a font's own glyph) goes.
+and marks (``WINGDINGS``) and Wingdings' boxes where the text is no formula (``BOXES``, :func:`_boxes`).
+
+Any other private-use code point (a font's own glyph, a user-defined CJK character some Chinese documents store at
+U+E000-U+F8FF) is shown as ``UNKNOWN``, the geta mark 〓 (U+3013) CJK typesetting sets for a character it cannot
+show: a reader sees that a character stood there, which dropping it hid ("\ue000市政府" read "市政府", review r28
+finding 5). Not U+FFFD (``copyable`` drops it as decoding debris, so a quote cleaned twice would lose it), nor a
+box (□ reads as a form's empty box, which ``BOXES`` now shows); one character for one, as the mapped ones.
 """
 
 from __future__ import annotations
@@ -37,12 +43,63 @@ _PIECES = dict(zip(range(0xF8E5, 0xF8FF), (
 WINGDINGS = {0xF09F: "\u2022", 0xF0A7: "\u25aa", 0xF0A8: "\u25fb", 0xF0D8: "\u27a2", 0xF0E8: "\u2794",
              0xF0FC: "\u2713"}
 
+#: Wingdings' boxes, a form's answers ("Married \uf0fe Yes \uf0a8 No": ☑ Yes ◻ No), where Symbol has a right brace's
+#: middle and bottom pieces (⎬ ⎭) and the Greek ξ and ο: read as boxes unless the text is a formula (:func:`_boxes`).
+#: U+F078 is Wingdings' ⌧, shown as the ballot box ☒ it means (more fonts draw it).
+BOXES = {0xF0FE: "\u2611", 0xF0FD: "\u2612", 0xF078: "\u2612", 0xF06F: "\u2610"}
+#: A big bracket's pieces in the Symbol font (U+F0E6-F0FE) and Adobe's (U+F8E5-F8FE), but for the right brace's top,
+#: middle and bottom (U+F0FC-F0FE: ✓ ☒ ☑ in Wingdings) and U+F0E8 (``WINGDINGS``' ➔): a text holding one of them, or
+#: the right brace's three pieces, draws a brace, and U+F0FC-F0FE are its pieces.
+_OTHER_PIECES = frozenset(chr(c) for c in [*range(0xF0E6, 0xF0F0), *range(0xF0F3, 0xF0FC), *range(0xF8E6, 0xF8E8),
+                                           *range(0xF8EB, 0xF8FF)] if c != 0xF0E8)
+_RIGHT_BRACE = "\uf0fc\uf0fd\uf0fe"
+#: Wingdings' marks of a form the Symbol font has no use for in a formula (◻ ✓), and its boxes above when read so.
+_FORM_MARKS = "\uf0a8\uf0fc\uf0fd\uf0fe"
+#: ξ or ο standing as a mark opens the text or a line, before a space and a word ("\uf078 approved").
+_MARK_OPENS_RE = lazy_compile("(?m)^[^\\S\\n]*[\uf06f\uf078](?=[^\\S\\n]+[^\\W\\d_])")
+#: The Symbol font's codes a formula is written with (U+F020-F0FF but Wingdings' marks and boxes).
+_SYMBOL_CODE_RE = lazy_compile("[\uf020-\uf0ff]")
+#: What a private-use code point no table knows is shown as: the geta mark (see the module docstring).
+UNKNOWN = "\u3013"
+
 _TABLE = {code: ch for code, ch in ((0xF000 + k, v) for k, v in _SYMBOL.items())} | _PIECES | WINGDINGS
 PRIVATE_USE_RE = lazy_compile("[\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd]")
 
 
+def _brace(text: str) -> bool:
+    """Whether ``text`` draws a big bracket in the Symbol font: one of its pieces other than the right brace's (which
+    are Wingdings' ✓ ☒ ☑ too), or the right brace's three."""
+    return any(ch in _OTHER_PIECES for ch in text) or all(ch in text for ch in _RIGHT_BRACE)
+
+
+def _boxes(text: str) -> dict[int, str]:
+    """The codes of ``BOXES`` in ``text`` read as Wingdings' boxes, with their box; the others are the Symbol font's.
+    U+F0FD/F0FE are boxes unless the text draws a brace (a piece is drawn only stacked with the others); U+F06F/F078
+    (ξ ο) are boxes beside another of a form's marks (``_FORM_MARKS``, the brace's pieces not being boxes), or when
+    one opens the text or a line before a word in a text holding no other Symbol code (no formula around it)."""
+    found = {ord(ch) for ch in text if ord(ch) in BOXES}
+    if not found:
+        return {}
+    brace = _brace(text)
+    boxes = {} if brace else {c: BOXES[c] for c in found if c in (0xF0FD, 0xF0FE)}
+    greek = found & {0xF06F, 0xF078}
+    if greek:
+        marks = set(_FORM_MARKS) - ({"\uf0fc", "\uf0fd", "\uf0fe"} if brace else set())
+        alone = _MARK_OPENS_RE.search(text) is not None and all(
+            ord(m.group()) in BOXES or ord(m.group()) in WINGDINGS for m in _SYMBOL_CODE_RE.finditer(text))
+        if any(ch in text for ch in marks) or alone:
+            boxes |= {c: BOXES[c] for c in greek}
+    return boxes
+
+
 def as_drawn(text: str) -> str:
-    """``text`` with each private-use code point as the glyph it draws (``_TABLE``), or without it."""
+    """``text`` with each private-use code point as the glyph it draws (``_TABLE``; ``BOXES`` where the text is a
+    form's, the right brace's pieces where it draws a brace), or as ``UNKNOWN``."""
     if PRIVATE_USE_RE.search(text) is None:
         return text
-    return PRIVATE_USE_RE.sub(lambda m: _TABLE.get(ord(m.group()), ""), text)
+    table = _TABLE
+    if "\uf0fc" in text and _brace(text):
+        table = {**table, 0xF0FC: "\u23ab"}  # the right brace's top, not Wingdings' ✓
+    if boxes := _boxes(text):
+        table = {**table, **boxes}
+    return PRIVATE_USE_RE.sub(lambda m: table.get(ord(m.group()), UNKNOWN), text)

@@ -14,8 +14,9 @@ returned in the search's scope holds every content term of a query of ``MIN_TERM
 (``ranking.terms``: stemmed words, CJK bigrams), the files of the library whose words hold all of them, in scope,
 live and not among the files returned, are named (at most ``NAMED``, those of fewest words first), each with the
 ``mnote-kr locate FILE --query ...`` command that finds the place in that one file (the stateless local locator: no
-retrieval), and ``mnote-kr sync`` for one changed since it was indexed. Round 26 cited such a file as a passage of
-its own, ranked first; review r27 (finding 7) read that as a second retrieval beside LightRAG's, the lead agreed: a
+retrieval; it places the query on the file's place holding the most of its terms, ``locating.place_of_words``), and
+``mnote-kr sync`` for one changed since it was indexed. Round 26 cited such a file as a passage of its own, ranked
+first; review r27 (finding 7) read that as a second retrieval beside LightRAG's, the lead agreed: a
 citation, a card and an ``ask`` source come only from LightRAG's references, and the results are the same with this
 pass on or off.
 
@@ -134,13 +135,15 @@ def held_files(host: Host, reg: Registry, result: ProviderQueryResult, query: st
         info["locate"][rel] = locate_command(str(path), query)
         if changed_since_indexed(reg.entries[rel], path, st):
             info["changed"].append(rel)
-    info["note"] = note(info)
+    info["note"] = note(info, host.plugins.provider_name)
     return info
 
 
-def note(info: dict[str, Any]) -> str | None:
+def note(info: dict[str, Any], provider: str) -> str | None:
     """The line naming the first file ``info`` (``heldWords``) gives a locate command for: it holds every word of the
-    query, LightRAG returned no passage of it, and what to do; None when there is none."""
+    query, the ``provider`` (its name, as ``status`` gives it) returned no passage of it, and what to do, the locate
+    command last, whole, to be copied (its words quoted for a shell: ``pending.locate_command``); None when there is
+    none."""
     named = [rel for rel in info.get("files", []) if rel in info["locate"]]
     rel = named[0] if named else next((r for r in info.get("outside", []) if r in info["locate"]), None)
     if rel is None:
@@ -150,8 +153,8 @@ def note(info: dict[str, Any]) -> str | None:
         + ("" if named else ", not among the files searched,")
     command = info["locate"][rel]
     if rel in info.get("changed", ()):
-        return (f"{name} held every word of the query when it was indexed, and LightRAG returned no passage of it, so "
-                f"it is not cited; it changed since: 'mnote-kr sync' re-indexes it, then search again, or '{command}' "
-                "finds the place in it as it is now")
-    return (f"{name} holds every word of the query, and LightRAG returned no passage of it, so it is not cited: "
-            f"'{command}' finds the place in it")
+        return (f"{name} held every word of the query when it was indexed, and {provider} returned no passage of it, "
+                "so it is not cited; it changed since: 'mnote-kr sync' re-indexes it, then search again, or this finds "
+                f"the place in it as it is now: {command}")
+    return (f"{name} holds every word of the query, and {provider} returned no passage of it, so it is not cited; "
+            f"this finds the place in it: {command}")

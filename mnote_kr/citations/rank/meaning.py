@@ -179,8 +179,7 @@ def queue(texts: Sequence[str]) -> None:
     by :func:`places_key` of the same texts). The library's word counts hear them too (``libwords.collecting``)."""
     from mnote_kr.citations.caches.libwords import heard
 
-    heard(texts)
-    if MEANING_WEIGHT <= 0:
+    if heard(texts) or MEANING_WEIGHT <= 0:
         return
     if (keys := collected.get()) is not None:
         keys.append(places_key(texts))

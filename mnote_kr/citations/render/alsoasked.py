@@ -28,9 +28,9 @@ def also_searched(diagnostics: dict[str, Any], citations: Sequence[Citation]) ->
 
 
 def held_note(diagnostics: dict[str, Any], weak: str | None) -> str | None:
-    """``note: FILE holds every word of the query, and LightRAG returned no passage of it, so it is not cited: 'mnote-kr
-    locate ...' finds the place in it`` (``diagnostics.heldWords.note``: ``map.heldwords``), unless the weak reason
-    ``weak`` says it already."""
+    """``note: FILE holds every word of the query, and lightrag returned no passage of it, so it is not cited; this
+    finds the place in it: mnote-kr locate ...`` (``diagnostics.heldWords.note``: ``map.heldwords``), unless the weak
+    reason ``weak`` says it already."""
     held = diagnostics.get("heldWords") if isinstance(diagnostics, dict) else None
     line = held.get("note") if isinstance(held, dict) else None
     if not line or line in (weak or ""):

@@ -475,7 +475,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
                            + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     if held and held.get("note"):
-        return {"reason": "no_match", "message": f"nothing LightRAG returned matched the query{extra}; {held['note']}"}
+        return {"reason": "no_match", "message": f"no passage returned matched the query{extra}; {held['note']}"}
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 
 

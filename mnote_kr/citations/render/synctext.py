@@ -226,10 +226,10 @@ def _named(paths: list[str], shown: int = 5) -> str:
     return ", ".join(paths[:shown]) + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
 
 
-def render_prune(report: Mapping[str, Any]) -> str:
+def render_prune(report: Mapping[str, Any], provider: str) -> str:
     """``mnote-kr prune`` for people: how many records it dropped, of which kind, with their paths (nc26c read
     "Pruned 6 record(s)" for 2 moves, 2 stale and, silently, 2 failed records), what becomes of the failed
-    files, and the records it kept."""
+    files, and the records it kept; ``provider``: its name, as ``status`` gives it."""
     kinds = report.get("byKind") or {}
     parts = [f"{len(paths)} {one if len(paths) == 1 else many} ({_named(paths)}: {what})"
              for key, one, many, what in _PRUNED if (paths := kinds.get(key))]
@@ -247,11 +247,11 @@ def render_prune(report: Mapping[str, Any]) -> str:
                      "them, and sync does not send an unchanged one again")
     waiting = int(report.get("deletesWaiting") or 0)
     if waiting:
-        lines.append(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
+        lines.append(f"Kept {waiting} deleted record(s): {provider} has not confirmed the delete yet "
                      "('mnote-kr sync' asks it; prune again after)")
     out = report.get("keptDeleted") or []
     if out:
         lines.append(f"Kept {len(out)} record(s) of files taken out with 'mnote-kr delete' ({_named(out)}): they "
-                     "keep the files out of the knowledge base while they are on disk ('mnote-kr ingest FILE' takes "
-                     "one back)")
+                     "keep the files out of the knowledge base while they are on disk in an indexed root ('mnote-kr "
+                     "ingest FILE' takes one back)")
     return "\n".join(lines)
