@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from html import escape as html_escape
 from html import unescape
 from pathlib import Path
 
@@ -122,7 +123,7 @@ def test_slide_page_of_another_slide_marks_nothing_and_links_back(site: Site) ->
     html = _page(site, cite, slide=1)
     assert "slide 1 of 2" in html and 'id="hl"' not in html and "shape cited" not in html and "sp cited" not in html
     assert "Harbour operations review" in html and "Ashgrove port board" in html
-    assert f'href="{webpages.view_url(cite.citation_id)}">slide 2</a>' in html
+    assert f'href="{html_escape(webpages.view_url_of(cite))}">slide 2</a>' in html
 
 
 def test_speaker_notes_citation_marks_the_notes(site: Site) -> None:
@@ -194,7 +195,7 @@ def test_sheet_tabs_show_other_sheets_unmarked_and_link_back(tmp_path: Path) -> 
         marked = re.findall(r'class="cited" data-cell="([A-Z]+)(\d+)">([^<]*)<', home)
         assert marked and {r for _, r, _ in marked} == {"8"} and {t for *_, t in marked} <= {"7", "14", "21", "28"}
         assert '<li class="current" aria-current="page">Sheet2</li>' in home
-        link = webpages.view_url(cite.citation_id, sheet="Sheet1")
+        link = html_escape(webpages.view_url_of(cite, sheet="Sheet1"))
         assert f'<li><a href="{link}">Sheet1</a></li>' in home
         other = _page(server, cite, sheet="Sheet1")
         assert 'class="cited"' not in other and 'id="hl"' not in other and "banner file-only" not in other

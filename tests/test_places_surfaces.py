@@ -29,7 +29,7 @@ from mnote_kr.citations.render.cards import render_answer
 from mnote_kr.models import SearchResults
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web
-from mnote_kr.viewer.webpages import view_url
+from mnote_kr.viewer.webpages import view_url, view_url_of
 from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"
@@ -260,7 +260,7 @@ def test_search_page_lists_the_next_places_and_says_weak(served, site: Site) -> 
         alt = html[html.index(f'data-citation-id="{a.citation_id}"'):]
         # paragraphs counted from 1 for people, as the CLI and citationMarkdown count them
         assert alt[:alt.index("</li>")].count(f'<span class="where">¶{a.locator.paragraph_index + 1}</span>') == 1
-        assert f'href="{view_url(c.citation_id, place=n)}"'.replace("&", "&amp;") in html
+        assert f'href="{view_url_of(c, place=n)}"'.replace("&", "&amp;") in html  # on this search's issue
     assert 'class="banner weak"' not in html
     weak = _page(server, f"/?q={NONSENSE.replace(' ', '+')}")
     assert 'class="banner weak"' in weak and "Weak result: none of the query" in weak

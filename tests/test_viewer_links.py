@@ -21,6 +21,7 @@ import msgspec
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations.caches.citecache import remember
+from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.models import Citation, Locator
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import searchpage, web, webpages
@@ -40,9 +41,10 @@ def _viewer_urls(citations: list[dict[str, Any]]) -> list[tuple[str, str | None]
 
 
 def _expected(base: str, cid: str) -> str:
+    """The viewer's address of ``cid`` on the issue of the search that printed it (``QUERY``'s)."""
     m = _ID.match(cid)
     assert m is not None, cid
-    return f"{base}/view/{m.group(1)}"
+    return f"{base}/view/{m.group(1)}?issue={issue_key(QUERY)}"
 
 
 def test_citations_carry_the_viewer_url_only_while_serve_runs_and_it_holds_no_secret(site: Site) -> None:  # noqa: F811
@@ -60,7 +62,8 @@ def test_citations_carry_the_viewer_url_only_while_serve_runs_and_it_holds_no_se
                 assert len(pairs) >= 3, (name, pairs)  # a citation and its places
                 for cid, url in pairs:
                     assert url == _expected(server.url, cid), (name, cid, url)
-                    assert server.token not in url and urlsplit(url).query == ""  # no token, no code
+                    # no token, no code: only the search it came from
+                    assert server.token not in url and urlsplit(url).query == f"issue={issue_key(QUERY)}"
             # It is the viewer's real address: the server's own session opens it, nobody else.
             url = cli[0]["viewerUrl"]
             assert client.get(url, headers={"Authorization": f"Bearer {server.token}"}).status_code == 200

@@ -18,7 +18,7 @@ import httpx
 from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.server.app import ApiServer
-from mnote_kr.viewer.webpages import view_url
+from mnote_kr.viewer.webpages import issue_param, view_url
 from tests.cli_helpers import cli_env
 
 #: The cited paragraph as the page renders it (its highlight, when it has one, around its words).
@@ -32,8 +32,16 @@ def _workspace(tmp_path: Path) -> tuple[Path, str]:
     host, _ = fake_host(ws)
     host.roots_add(ws / "notes")
     host.ingest([ws / "notes"])
-    cite = host.search("quillwort pump", top_k=5).results[0]
+    cite = host.search(SEARCH, top_k=5).results[0]
     return ws, cite.citation_id
+
+
+SEARCH = "quillwort pump"
+
+
+def _viewer_path(cid: str) -> str:
+    """The viewer's path ``open --show`` names: on the issue of the search that printed the ID (its places)."""
+    return view_url(cid, **issue_param(SEARCH))
 
 
 def _recorder(tmp_path: Path) -> tuple[str, Path]:
@@ -61,7 +69,7 @@ def test_open_show_starts_a_short_lived_server_prints_url_and_opens_the_browser(
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.1)
         url = log.read_text().strip().splitlines()[0]
-        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
+        assert url.startswith("http://127.0.0.1:") and _viewer_path(cid) + "&code=" in url
         page = _fetch_as_browser(url)
         assert page.status_code == 200 and re.search(CITED_PARAGRAPH, page.text)
         assert _fetch_as_browser(url).status_code == 401  # the code in the browser's command line is spent
@@ -85,7 +93,7 @@ def test_open_show_uses_the_running_server_of_the_workspace(tmp_path: Path) -> N
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         url = done.stdout.strip()
-        assert url.startswith(server.url + view_url(cid) + "?code=")
+        assert url.startswith(server.url + _viewer_path(cid) + "&code=")
         argv = log.read_text()
         assert argv.strip() == url and server.token not in argv and server.token not in done.stdout + done.stderr
         assert _fetch_as_browser(url).status_code == 200
@@ -130,7 +138,7 @@ def test_open_show_wait_without_a_browser_serves_the_printed_url_until_idle(tmp_
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()  # printed before it waits
-        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
+        assert url.startswith("http://127.0.0.1:") and _viewer_path(cid) + "&code=" in url
         page = _fetch_as_browser(url)
         assert page.status_code == 200 and re.search(CITED_PARAGRAPH, page.text)
         _out, err = proc.communicate(timeout=60)  # then it stops by itself once idle

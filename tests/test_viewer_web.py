@@ -347,8 +347,8 @@ def test_multi_page_pdf_opens_at_the_cited_page_and_navigates(tmp_path: Path) ->
         first = client.get(webpages.view_url(cite.citation_id)).text
         assert f"page {cited} of 14" in first and 'id="hl"' in first
         other = cited + 1 if cited < 14 else cited - 1
-        assert f'href="{webpages.view_url(cite.citation_id, page=other)}"' in first  # next/previous link
-        elsewhere = client.get(webpages.view_url(cite.citation_id, page=other)).text
+        assert f'href="{html.escape(webpages.view_url_of(cite, page=other))}"' in first  # next/previous link
+        elsewhere = client.get(webpages.view_url_of(cite, page=other)).text
         assert f"page {other} of 14" in elsewhere and 'id="hl"' not in elsewhere
         assert f'>p.{cited}</a>' in elsewhere  # the way back to the cited page
         assert client.get(webpages.view_url(cite.citation_id, page=15)).status_code == 404

@@ -3,7 +3,9 @@
 A citation's ``citationUrl`` (``mnote-kr://open?...``) needs a handler that ordinary browsers and
 MCP clients do not have. While a ``serve`` of the workspace runs (its ``server.json`` names a live
 process, ``records.live_record``), the CLI's ``--json``, the HTTP API and the MCP tools also give
-each citation and each of its places ``viewerUrl``: ``http://127.0.0.1:PORT/view/ID``.
+each citation and each of its places ``viewerUrl``: ``http://127.0.0.1:PORT/view/ID?issue=KEY``. ``issue`` names
+the search that printed it (``render.ids.issue_key`` of its query): another search citing the same place
+re-issues the ID with its own places, and the URL still opens this search's places and its way back.
 
 The URL is the bare viewer path: it carries no token and no sign-in code, so it may be logged,
 pasted or shown to an agent. A browser that already holds the server's session opens it at once;
@@ -18,7 +20,7 @@ import msgspec
 
 from mnote_kr.core import paths
 from mnote_kr.server import records
-from mnote_kr.viewer.webpages import view_url
+from mnote_kr.viewer.webpages import issue_param, view_url
 
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
@@ -40,8 +42,9 @@ def with_viewer_urls(citations: list[Citation], base: str | None) -> list[Citati
     if not base:
         return citations
     replace = msgspec.structs.replace
-    return [replace(c, viewer_url=base + view_url(c.citation_id),
-                    alternatives=[replace(a, viewer_url=base + view_url(a.citation_id)) for a in c.alternatives])
+    return [replace(c, viewer_url=base + view_url(c.citation_id, **issue_param(c.search_query)),
+                    alternatives=[replace(a, viewer_url=base + view_url(a.citation_id, **issue_param(c.search_query)))
+                                  for a in c.alternatives])
             for c in citations]
 
 

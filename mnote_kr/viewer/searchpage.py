@@ -17,7 +17,7 @@ from mnote_kr.citations.render.cards import not_indexed_text, unnamed_line
 from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.models import Citation, SearchResults
 from mnote_kr.viewer.marking import mark_query
-from mnote_kr.viewer.webpages import page, place_words, precision_badge, view_url
+from mnote_kr.viewer.webpages import page, place_words, precision_badge, view_url_of
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
 
@@ -28,7 +28,7 @@ def _alternatives(c: Citation, query: str) -> str:
         return ""
     items = "".join(
         f'<li class="alt" data-citation-id="{escape(a.citation_id)}" data-precision="{a.locator_precision}">'
-        f'<a href="{escape(view_url(c.citation_id, place=n))}">place {n}</a> {precision_badge(a.locator)} '
+        f'<a href="{escape(view_url_of(c, place=n))}">place {n}</a> {precision_badge(a.locator)} '
         f'<span class="where">{escape(place_words(a.locator))}</span> '
         f'<span class="alt-quote">{mark_query(a.display_quote or "", query)}</span></li>'
         for n, a in enumerate(c.alternatives, 2))
@@ -42,7 +42,7 @@ def card(c: Citation, query: str, *, short: bool = False) -> str:
     heading = " › ".join(c.heading_path)
     heading_html = f'<div class="heading">{escape(heading)}</div>' if heading else ""
     quote_text = c.display_quote or ""
-    head = (f'<a class="cid" href="{escape(view_url(c.citation_id))}">{escape(c.citation_id)}</a>'
+    head = (f'<a class="cid" href="{escape(view_url_of(c))}">{escape(c.citation_id)}</a>'
             f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}')
     body = (f'{heading_html}<blockquote class="quote">{mark_query(quote_text, query)}</blockquote>'
             f'{_alternatives(c, query)}')

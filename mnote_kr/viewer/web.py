@@ -20,7 +20,8 @@ unchanged since it was indexed; anything else is ``404`` (unknown) or ``410`` (s
 deleted, changed), and neither shows any of the document.
 
 Routes (all ``GET`` unless said): ``/`` search page (``q``, ``mode``, ``scope``);
-``/view/{id}`` viewer (``page`` for PDFs); ``/view/{id}/page/{n}.png`` (``scale``);
+``/view/{id}`` viewer (``issue``: the search it came from, ``render.ids.issue_key``; ``place``; ``page`` for
+PDFs); ``/view/{id}/page/{n}.png`` (``scale``);
 ``/view/{id}/place.json?from=ID`` where a citation is, for a page moving to it (``relocate.py``);
 ``POST /view/{id}/open`` the system viewer, following the open plan; ``POST /signin`` the token form;
 ``/static/viewer.css|viewer.js|shell.js``; ``/static/fonts/cjk.otf`` the shipped CJK webfont (``fonts.py``).
@@ -164,9 +165,10 @@ def entry_url(api: Any, path: str = "/") -> str:
     return signin.with_code(api.url, path, state(api).codes.mint())
 
 
-def viewer_url(api: Any, citation_id: str) -> str:
-    """The viewer's URL for a citation, with a new sign-in code (``mnote-kr open ID --show``)."""
-    return entry_url(api, webpages.view_url(citation_id))
+def viewer_url(api: Any, citation_id: str, search_query: str = "") -> str:
+    """The viewer's URL for a citation, with a new sign-in code (``mnote-kr open ID --show``), on the issue of
+    the search for ``search_query`` when one is given."""
+    return entry_url(api, webpages.view_url(citation_id, **webpages.issue_param(search_query)))
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -233,7 +235,7 @@ def _route(reply: Reply, host: Host, web: WebState, method: str, path: str, quer
     elif len(parts) == 3 and parts[2] == "place.json" and method in ("GET", "HEAD"):
         _place(reply, host, cid, query)
     elif len(parts) == 3 and parts[2] == "open" and method == "POST":
-        _open_system(reply, host, web, cid)
+        _open_system(reply, host, web, cid, _issue(query))
     else:
         reply.message(404, "Not found", f"Nothing at {path}.")
 
@@ -285,6 +287,7 @@ class _Source:
     path: Path
     entry: SourceEntry
     version: str
+    note: str | None = None  # the issue the URL named is not kept: the newest is shown (``_issue_note``)
 
 
 class _Gone(Exception):
@@ -294,12 +297,13 @@ class _Gone(Exception):
         self.reason = reason
 
 
-def _source(host: Host, cid: str) -> _Source | None:
-    """The citation's live source, None when unknown (404); raises ``_Gone`` when stale (410)."""
-    found = citecache.issued(host, normalize_citation_id(cid))
+def _source(host: Host, cid: str, issue: str | None = None) -> _Source | None:
+    """The citation's live source, None when unknown (404); raises ``_Gone`` when stale (410). ``issue``: the
+    search the URL came from (``?issue=``): the citation as that search showed it, else the newest and a note."""
+    found = citecache.issued_as(host, normalize_citation_id(cid), issue)
     if found is None:
         return None
-    citation, issued_hash = found
+    citation, issued_hash, kept = found
     rel = citation.source_root_relative_path
     reg = host.registry()
     entry = reg.entries.get(rel)
@@ -323,7 +327,18 @@ def _source(host: Host, cid: str) -> _Source | None:
     if changed_on_disk(entry, path, st):
         raise _Gone(citation, f"The source changed since it was indexed: {rel}. Its citations are stale.")
     citation = unverified(citation, issued_hash) or citation  # no version recorded: the file, at no place
-    return _Source(citation, path, entry, f"{st.st_size:x}-{st.st_mtime_ns:x}")
+    return _Source(citation, path, entry, f"{st.st_size:x}-{st.st_mtime_ns:x}", None if kept else _issue_note(citation))
+
+
+def _issue_note(c: Citation) -> str:
+    latest = f'the latest search that cited it, "{c.search_query}"' if c.search_query else "its latest issue"
+    return (f"The search this link came from is no longer kept for {c.citation_id} (an ID keeps the places of its "
+            f"latest searches): showing {latest}.")
+
+
+def _issue(query: dict[str, list[str]]) -> str | None:
+    got = (query.get("issue") or [""])[-1]
+    return got or None
 
 
 def _opened_note(query: dict[str, list[str]]) -> str | None:
@@ -337,7 +352,7 @@ def _opened_note(query: dict[str, list[str]]) -> str | None:
 
 def _view(reply: Reply, host: Host, web: WebState, cid: str, query: dict[str, list[str]]) -> None:
     try:
-        src = _source(host, cid)
+        src = _source(host, cid, _issue(query))
     except _Gone as gone:
         reply.html(410, webpages.gone_page(gone.citation, gone.reason))
         return
@@ -349,7 +364,7 @@ def _view(reply: Reply, host: Host, web: WebState, cid: str, query: dict[str, li
     model = host.plugins.document_model(str(src.path))
     if model is None or (model.kind == "pages" and not model.pages) or (model.kind == "slides" and not model.slides):
         reply.html(200, webpages.no_preview(c, "No plugin can show this file type here; "
-                                               "open it in the system viewer.", opened))
+                                               "open it in the system viewer.", opened, src.note))
         return
     raw_place = (query.get("place") or ["1"])[-1]
     place = int(raw_place) if raw_place.isdigit() else 0
@@ -370,17 +385,17 @@ def _view(reply: Reply, host: Host, web: WebState, cid: str, query: dict[str, li
             reply.message(404, f"No such {unit}", f"The {what} has {total} {unit}s.")
             return
         reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place,
-                                            notice=_font_notice(host, src.path, shown))
-                   if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place))
+                                            notice=_font_notice(host, src.path, shown), note=src.note)
+                   if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place, src.note))
         return
     if model.kind == "sheets":
         name = query["sheet"][-1] if query.get("sheet") else None
         if name is not None and name not in {sheet.name for sheet in model.sheets}:
             reply.message(404, "No such sheet", "The workbook has no sheet with cells by that name.")
             return
-        reply.html(200, webpages.sheet_viewer(c, model, opened, place, name))
+        reply.html(200, webpages.sheet_viewer(c, model, opened, place, name, src.note))
         return
-    reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
+    reply.html(200, webpages.paragraph_viewer(c, model, opened, place, src.note))
 
 
 def _font_notice(host: Host, path: Path, page: int) -> str | None:
@@ -450,7 +465,7 @@ def _page_image(reply: Reply, host: Host, web: WebState, cid: str, number: int,
     reply.send(200, png, "image/png", cache="no-store")
 
 
-def _open_system(reply: Reply, host: Host, web: WebState, cid: str) -> None:
+def _open_system(reply: Reply, host: Host, web: WebState, cid: str, issue: str | None = None) -> None:
     try:
         plan = open_plan(host, cid)
     except MnoteKrError as exc:
@@ -464,4 +479,4 @@ def _open_system(reply: Reply, host: Host, web: WebState, cid: str) -> None:
         except OSError as exc:
             log.warning("cannot start %s: %s", argv[0], exc)
             ok = False
-    reply.redirect(webpages.view_url(plan.citation_id, opened=1 if ok else 0))
+    reply.redirect(webpages.view_url(plan.citation_id, **({"issue": issue} if issue else {}), opened=1 if ok else 0))

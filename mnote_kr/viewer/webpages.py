@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
+from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.citations.render.precision import HINT_WORDS, certainty, page_hint, paragraph_number, short_label
 from mnote_kr.models import (
     Citation,
@@ -38,6 +39,23 @@ def view_url(citation_id: str, **query: str | int) -> str:
     """The viewer's path for a citation, with optional query parameters."""
     url = "/view/" + quote(bare_id(citation_id), safe="-_")
     return url + ("?" + urlencode(query) if query else "")
+
+
+def issue_param(search_query: str) -> dict[str, str]:
+    """``?issue=`` of the search for ``search_query`` (none without a query): the viewer opens an ID as that
+    search showed it (its places, its way back), whichever search printed the ID since."""
+    return {"issue": issue_key(search_query)} if search_query.strip() else {}
+
+
+def view_url_of(c: Citation, **query: str | int) -> str:
+    """``view_url`` of ``c`` on the issue the page shows: stepping never leaves its search."""
+    return view_url(c.citation_id, **issue_param(c.search_query), **query)
+
+
+def _open_action(c: Citation) -> str:
+    """``POST /view/{id}/open`` (the system viewer), keeping the issue for the page it comes back to."""
+    issue = issue_param(c.search_query)
+    return view_url(c.citation_id) + "/open" + ("?" + urlencode(issue) if issue else "")
 
 
 def page(title: str, body: str, *, scripts: bool = True) -> str:
@@ -125,12 +143,12 @@ def _place_nav(c: Citation, place: int) -> str:
         return ""
     parts = [f'<nav class="places" aria-label="places in this file" data-place="{place}" data-places="{total}">']
     if place > 1:
-        back = view_url(c.citation_id, place=place - 1) if place > 2 else view_url(c.citation_id)  # 1: the citation's
+        back = view_url_of(c, place=place - 1) if place > 2 else view_url_of(c)  # 1: the citation's
         parts.append(f'<a id="place-prev" rel="prev" href="{escape(back)}" '
                      'aria-keyshortcuts="p">‹ previous place (p)</a>')
     parts.append(f'<span class="place-no">place {place} of {total}</span>')
     if place < total:
-        parts.append(f'<a id="place-next" rel="next" href="{escape(view_url(c.citation_id, place=place + 1))}" '
+        parts.append(f'<a id="place-next" rel="next" href="{escape(view_url_of(c, place=place + 1))}" '
                      'aria-keyshortcuts="n">next place (n) ›</a>')
     parts.append("</nav>")
     return "".join(parts)
@@ -143,11 +161,11 @@ def results_link(query: str) -> str:
     return f'<p class="back"><a id="back-to-results" rel="up" href="{escape(href)}">{label}</a></p>'
 
 
-def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -> str:
+def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1, note: str | None = None) -> str:
     heading = " › ".join(c.heading_path)
-    notice = ""
-    if opened:
-        notice = f'<p class="opened" role="status">{escape(opened)}</p>'
+    notice = f'<p class="opened" role="status">{escape(opened)}</p>' if opened else ""
+    if note:  # the search the URL named is not kept: the newest is shown
+        notice += f'<p class="banner issue-gone" role="note">{escape(note)}</p>'
     return (
         f'<section class="viewer-head">{results_link(c.search_query)}'
         f'<div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
@@ -157,7 +175,7 @@ def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -
         + (f'<details class="context"><summary>the whole passage</summary>'
            f'<p>{mark_query(c.context_quote, c.search_query)}</p></details>' if c.context_quote else "")
         + _place_nav(c, place)
-        + f'<form method="post" action="{escape(view_url(c.citation_id))}/open" class="open-system">'
+        + f'<form method="post" action="{escape(_open_action(c))}" class="open-system">'
         '<button type="submit">Open in the system viewer</button></form>'
         f"{notice}{banner}</section>"
     )
@@ -190,16 +208,16 @@ def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, i
     query parameter and the word); the caller adds its own items and closes the ``nav``."""
     nav = [f'<nav class="pages" aria-label="{unit}s">']
     if shown > 1:
-        back = view_url(c.citation_id, **{unit: shown - 1}, **extra)
+        back = view_url_of(c, **{unit: shown - 1}, **extra)
         nav.append(f'<a rel="prev" href="{escape(back)}">‹ previous</a>')
     nav.append(f'<span class="page-no">{unit} {shown} of {total}</span>')
     if shown < total:
-        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, **{unit: shown + 1}, **extra))}">next ›</a>')
+        nav.append(f'<a rel="next" href="{escape(view_url_of(c, **{unit: shown + 1}, **extra))}">next ›</a>')
     return nav
 
 
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
-               opened: str | None = None, place: int = 1, notice: str | None = None) -> str:
+               opened: str | None = None, place: int = 1, notice: str | None = None, note: str | None = None) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
     the citation's ``place``: 1 its own, 2... its alternatives); ``notice`` a line above it (fonts)."""
     c = at_place(c, place)
@@ -223,12 +241,13 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     total = len(model.pages)
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = _step_nav(c, "page", shown, total, extra)
-    hidden = f'<input type="hidden" name="place" value="{place}">' if place > 1 else ""
+    hidden = "".join(f'<input type="hidden" name="{k}" value="{escape(str(v))}">'
+                     for k, v in {**issue_param(c.search_query), **extra}.items())
     nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
                '<button type="submit">go</button></form>')
     if precise and cited_pages:
-        links = " ".join(f'<a href="{escape(view_url(c.citation_id, page=p, **extra))}">p.{p}</a>'
+        links = " ".join(f'<a href="{escape(view_url_of(c, page=p, **extra))}">p.{p}</a>'
                          for p in cited_pages)
         nav.append(f'<span class="cited-pages">cited: {links}</span>')
     nav.append("</nav>")
@@ -243,9 +262,9 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
     banner = place_banner(loc, precise)
-    note = f'<p class="banner fonts" role="note">{escape(notice)}</p>' if notice else ""
+    fonts_line = f'<p class="banner fonts" role="note">{escape(notice)}</p>' if notice else ""
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + "".join(nav) + note + figure)
+                _viewer_head(c, banner, opened, place, note) + "".join(nav) + fonts_line + figure)
 
 
 def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"', span: tuple[int, int] | None = None) -> str:
@@ -348,7 +367,8 @@ def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator)
     return "".join(out)
 
 
-def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1) -> str:
+def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1,
+                     note: str | None = None) -> str:
     """A DOCX, Markdown or text source from its paragraph model, the paragraph of the citation's
     ``place`` marked (1: its own, 2...: its alternatives)."""
     c = at_place(c, place)
@@ -359,7 +379,7 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
         cited = None  # the document has fewer paragraphs than the locator says: never guess
     banner = place_banner(loc, cited is not None)
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
-    return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
+    return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place, note) + doc)
 
 
 # --------------------------------------------------------------------------- slides (PPTX)
@@ -394,7 +414,8 @@ def _cited_shape(slide: ModelSlide, loc: Locator) -> ModelShape | None:
     return next((s for s in same_id if s.name == loc.shape_name), same_id[0] if len(same_id) == 1 else None)
 
 
-def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | None = None, place: int = 1) -> str:
+def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | None = None, place: int = 1,
+                 note: str | None = None) -> str:
     """One slide of a presentation: its shapes' text laid out at their places in a slide-shaped frame
     (``viewer.js`` positions them from ``data-box``), the cited shape (or the notes) marked."""
     c = at_place(c, place)
@@ -420,7 +441,7 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
     total = len(model.slides)
     nav = _step_nav(c, "slide", shown, total, extra)
     if loc.locator_precision == "slide" and loc.slide and loc.slide != shown:
-        nav.append(f'<span class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
+        nav.append(f'<span class="cited-pages">cited: <a href="{escape(view_url_of(c, **extra))}">'
                    f"slide {loc.slide}</a></span>")
     nav.append("</nav>")
     banner = ""
@@ -432,7 +453,7 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
     elif target is not None or notes_cited:  # one rule with PDFs and DOCX: an approximate place dashed, banner
         banner = place_banner(loc, True)
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + "".join(nav) + frame + rest + notes)
+                _viewer_head(c, banner, opened, place, note) + "".join(nav) + frame + rest + notes)
 
 
 # --------------------------------------------------------------------------- sheets (XLSX)
@@ -506,7 +527,7 @@ def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, head
 
 
 def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1,
-                 shown: str | None = None) -> str:
+                 shown: str | None = None, note: str | None = None) -> str:
     """A sheet of a workbook (``shown``, by name; else the cited one) as the table of rows and columns
     around the cited range, those cells marked; its top-left corner when the place is not on it."""
     c = at_place(c, place)
@@ -531,24 +552,24 @@ def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, p
         if s is sheet:
             tabs.append(f'<li class="current" aria-current="page">{label}</li>')
         else:
-            tabs.append(f'<li><a href="{escape(view_url(c.citation_id, sheet=s.name, **extra))}">{label}</a></li>')
+            tabs.append(f'<li><a href="{escape(view_url_of(c, sheet=s.name, **extra))}">{label}</a></li>')
     back = ""
     if home is not None and sheet is not home:
-        back = (f'<li class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
+        back = (f'<li class="cited-pages">cited: <a href="{escape(view_url_of(c, **extra))}">'
                 f"{escape(home.name)}!{escape(loc.range or '')}</a></li>")
     bar = f'<ul class="sheet-tabs" aria-label="sheets">{"".join(tabs)}{back}</ul>'
-    note = ('<p class="hint">Only the first cells of this sheet are held for the viewer.</p>'
-            if sheet.truncated else "")
+    partial = ('<p class="hint">Only the first cells of this sheet are held for the viewer.</p>'
+               if sheet.truncated else "")
     table = sheet_table(sheet, cited, loc.header_row if cited is not None else None,
                         approx=cited is not None and certainty(loc) == "approximate")
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + bar + note + table)
+                _viewer_head(c, banner, opened, place, note) + bar + partial + table)
 
 
-def no_preview(c: Citation, reason: str, opened: str | None = None) -> str:
+def no_preview(c: Citation, reason: str, opened: str | None = None, note: str | None = None) -> str:
     """A source the plugins cannot show: the card, the reason and the system-viewer action."""
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, f'<p class="banner no-preview" role="note">{escape(reason)}</p>', opened))
+                _viewer_head(c, f'<p class="banner no-preview" role="note">{escape(reason)}</p>', opened, note=note))
 
 
 def gone_page(c: Citation, reason: str) -> str:

@@ -47,7 +47,7 @@ import msgspec
 
 from mnote_kr.citations.caches import idrecord, idstore
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.render.ids import citation_id
+from mnote_kr.citations.render.ids import citation_id, issue_key
 from mnote_kr.core import paths
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR
@@ -90,7 +90,7 @@ _line_decoder = msgspec.json.Decoder(_Issued)
 
 #: Per workspace id: (place, citation, source hash, the searches that printed it) of the IDs this process
 #: issued, newest last.
-_memory: dict[str, OrderedDict[str, tuple[int, Citation, str, list[IssuedQuote]]]] = {}
+_memory: dict[str, OrderedDict[str, tuple[int, Citation, str, list[idrecord.Issue]]]] = {}
 #: IDs of ``_memory`` issued while the store could not be written, by workspace: the next write takes them.
 _held: dict[str, set[str]] = {}
 _memory_lock = threading.RLock()
@@ -153,13 +153,38 @@ def previous_path(path: Path) -> Path:
 def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
     """The remembered citation with this (normalised) ID and its file's content hash when it was
     issued ("" when it was logged before the hash was kept), or None: unknown or expired."""
-    found = issued_history(host, citation_id)
+    found = _lookup(host, citation_id)
     return (found[0], found[1]) if found is not None else None
 
 
 def issued_history(host: Host, citation_id: str) -> tuple[Citation, str, list[IssuedQuote]] | None:
     """:func:`issued`, and the searches that printed the ID, newest first (the citation holds the first's
     query and quote): an ID names a place, and each search shows its own quote there."""
+    found = _lookup(host, citation_id)
+    return (found[0], found[1], idrecord.plain(found[2])) if found is not None else None
+
+
+def issued_as(host: Host, citation_id: str, key: str | None) -> tuple[Citation, str, bool] | None:
+    """:func:`issued` as the search with issue ``key`` (``render.ids.issue_key``, a viewer URL's ``?issue=``)
+    showed the ID: its query, quote and places. The newest issue when ``key`` is None or names none the
+    store keeps (evicted by later searches, or printed before issues kept their places): the last item
+    then says whether ``key`` was found (True when no key was asked)."""
+    found = _lookup(host, citation_id)
+    if found is None:
+        return None
+    citation, source_hash, issues = found
+    if key is None or key == issue_key(citation.search_query):
+        return citation, source_hash, True
+    issue = idrecord.issue_for(issues, key)
+    if issue is None or issue.alternatives is None or issue.locator is None:
+        return citation, source_hash, False
+    loc = issue.locator
+    return msgspec.structs.replace(
+        citation, search_query=issue.search_query, display_quote=issue.display_quote, alternatives=issue.alternatives,
+        locator=loc, locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded), source_hash, True
+
+
+def _lookup(host: Host, citation_id: str) -> tuple[Citation, str, list[idrecord.Issue]] | None:
     own = _memory.get(host.workspace.workspace_id)
     mine = own.get(citation_id) if own is not None else None
     if mine is not None:
@@ -320,7 +345,7 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
 
 
 def _written(host: Host, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str],
-             kept: int, now: str) -> tuple[list[Citation], list[list[IssuedQuote]]]:
+             kept: int, now: str) -> tuple[list[Citation], list[list[idrecord.Issue]]]:
     """:func:`remember`'s transaction: first the IDs this process issued while the store could not be
     written (``_held``, those the store has not issued since), then the citations, checked and renamed
     against the store, upserted with the searches that printed them before (an ID the store holds for the
@@ -346,7 +371,7 @@ def _written(host: Host, citations: Sequence[Citation], places: Sequence[int], h
     return renamed, histories
 
 
-def _before(row: tuple[int, bytes] | None, c: Citation, place: int) -> list[IssuedQuote]:
+def _before(row: tuple[int, bytes] | None, c: Citation, place: int) -> list[idrecord.Issue]:
     """The searches that printed ``c``'s ID before, from its row in the store (none for another place)."""
     record = idrecord.decode(row[1], c.citation_id) if row is not None and row[0] == place else None
     return idrecord.issues(record) if record is not None else []
@@ -436,7 +461,7 @@ def _issue(citations: Sequence[Citation], places: Sequence[int],
 
 
 def _keep_in_memory(ws: str, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str], now: str,
-                    histories: Sequence[list[IssuedQuote]] | None = None) -> None:
+                    histories: Sequence[list[idrecord.Issue]] | None = None) -> None:
     """Keep issued citations in this process; ``histories``: the searches of each as the store has them
     (without the store, the searches this process saw print the ID for the same place)."""
     with _memory_lock:

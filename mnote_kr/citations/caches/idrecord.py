@@ -19,20 +19,36 @@ names (:data:`_ZDICT_V1`, never to change). Two formats, told apart by the first
 :func:`place_of` is what "the same place" means for an ID: the provider, the file (its source id and
 path) and the place inside it with its claim (``claims.place_anchor``: page and box or paragraph,
 exact or approximate, a file citation's known page). An issued ID is never given to another place.
+
+Each search that printed an ID keeps the places it showed there (:class:`Issue`: its alternatives and its
+locator, stored only where they differ from the latest's), so the viewer opens a search's ``viewerUrl``
+(``?issue=``, ``render.ids.issue_key``) on that search's places, not the newest search's (:func:`issue_for`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import zlib
+from collections.abc import Sequence
 
 import msgspec
 
 from mnote_kr.citations.render.claims import place_anchor
+from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.models import Citation, CitationDiagnostics, IssuedQuote, Locator, Place
 
-__all__ = ["MAX_ISSUES", "PACK_MAX", "ZLIB_LEVEL", "Record", "decode", "encode", "history", "issue_of", "issues",
-           "pack", "place_of", "record_of", "to_citation"]
+__all__ = ["MAX_ISSUES", "PACK_MAX", "ZLIB_LEVEL", "Issue", "Record", "decode", "encode", "history", "issue_for",
+           "issue_of", "issues", "pack", "place_of", "plain", "record_of", "to_citation"]
+
+
+class Issue(IssuedQuote, frozen=True, kw_only=True, omit_defaults=True):
+    """One search that printed an ID, with the places it showed there (``places``: kept; an issue written
+    before this version has none). As a record stores an earlier issue, ``alternatives`` and ``locator`` None
+    mean the record's own (the latest's); as :func:`issues` gives them, they are whole."""
+
+    places: bool = False
+    alternatives: list[Place] | None = None
+    locator: Locator | None = None
 
 
 class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -57,7 +73,7 @@ class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     alternatives: list[Place] = []
     source_map_path: str | None = None
     issued_at: str = ""  # when this search printed the ID (UTC, ISO 8601)
-    earlier: list[IssuedQuote] = []  # the searches that printed the ID before it, newest first (``history``)
+    earlier: list[Issue] = []  # the searches that printed the ID before it, newest first (``history``)
 
 
 #: Field names and common values, most frequent last (nearest): deflate finds them in every record.
@@ -105,12 +121,23 @@ def place_of(c: Citation) -> int:
 MAX_ISSUES = 8
 
 
-def issue_of(c: Citation, issued_at: str = "") -> IssuedQuote:
-    """What the search that issued ``c`` showed under its ID: its query and quote."""
-    return IssuedQuote(search_query=c.search_query, display_quote=c.display_quote, issued_at=issued_at)
+def issue_of(c: Citation, issued_at: str = "") -> Issue:
+    """What the search that issued ``c`` showed under its ID: its query, quote and places."""
+    return Issue(search_query=c.search_query, display_quote=c.display_quote, issued_at=issued_at, places=True,
+                 alternatives=_bare(c.alternatives), locator=c.locator)
 
 
-def history(latest: IssuedQuote, before: list[IssuedQuote]) -> list[IssuedQuote]:
+def _bare(places: list[Place]) -> list[Place]:
+    return [msgspec.structs.replace(a, viewer_url=None) if a.viewer_url is not None else a for a in places]
+
+
+def plain(issued: Sequence[IssuedQuote]) -> list[IssuedQuote]:
+    """``issued`` as the open plan's contract gives them: query, quote and time only."""
+    return [IssuedQuote(search_query=i.search_query, display_quote=i.display_quote, issued_at=i.issued_at)
+            for i in issued]
+
+
+def history(latest: Issue, before: list[Issue]) -> list[Issue]:
     """The searches that printed an ID, newest first: ``latest``, then ``before`` (newest first) without the
     ones that showed the same query and quote again, at most :data:`MAX_ISSUES`."""
     out, seen = [latest], {(latest.search_query, latest.display_quote)}
@@ -121,13 +148,32 @@ def history(latest: IssuedQuote, before: list[IssuedQuote]) -> list[IssuedQuote]
     return out
 
 
-def issues(record: Record) -> list[IssuedQuote]:
-    """The searches that printed ``record``'s ID, newest first (its own query and quote, then ``earlier``)."""
-    return [IssuedQuote(search_query=record.search_query, display_quote=record.display_quote,
-                        issued_at=record.issued_at), *record.earlier]
+def issues(record: Record) -> list[Issue]:
+    """The searches that printed ``record``'s ID, newest first (its own query and quote, then ``earlier``),
+    each with the places it showed (whole: a kept issue's None is the record's own)."""
+    latest = Issue(search_query=record.search_query, display_quote=record.display_quote, issued_at=record.issued_at,
+                   places=True, alternatives=record.alternatives, locator=record.locator)
+    return [latest, *(msgspec.structs.replace(
+        i, alternatives=record.alternatives if i.alternatives is None else i.alternatives,
+        locator=record.locator if i.locator is None else i.locator) if i.places else i for i in record.earlier)]
 
 
-def record_of(c: Citation, source_hash: str, issued: list[IssuedQuote] | None = None) -> Record:
+def issue_for(record_issues: list[Issue], key: str) -> Issue | None:
+    """The newest of ``record_issues`` (:func:`issues`) whose query has ``key`` (``render.ids.issue_key``) and
+    whose places were kept; None when none is (an issue the record no longer keeps)."""
+    return next((i for i in record_issues if i.places and issue_key(i.search_query) == key), None)
+
+
+def _compact(issue: Issue, c: Citation) -> Issue:
+    """``issue`` as a record of ``c`` stores it: places equal to ``c``'s are left out (None: the record's own)."""
+    if not issue.places:
+        return issue
+    same_alts = issue.alternatives is None or issue.alternatives == _bare(c.alternatives)
+    return msgspec.structs.replace(issue, alternatives=None if same_alts else issue.alternatives,
+                                   locator=None if issue.locator in (None, c.locator) else issue.locator)
+
+
+def record_of(c: Citation, source_hash: str, issued: list[Issue] | None = None) -> Record:
     """What the store keeps of ``c`` (``source_hash``: its file's content hash when it was issued; ``issued``:
     the searches that printed its ID, newest first, the first ``c``'s own: :func:`history`)."""
     latest, *earlier = issued or [issue_of(c)]
@@ -137,8 +183,8 @@ def record_of(c: Citation, source_hash: str, issued: list[IssuedQuote] | None = 
         light_rag_chunk_id=c.light_rag_chunk_id, block_id=c.block_id, heading_path=c.heading_path,
         display_quote=c.display_quote, context_quote=c.context_quote, locator_evidence_text=c.locator_evidence_text,
         search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
-        alternatives=[msgspec.structs.replace(a, viewer_url=None) for a in c.alternatives],
-        source_map_path=c.source_map_path, issued_at=latest.issued_at, earlier=earlier)
+        alternatives=_bare(c.alternatives),
+        source_map_path=c.source_map_path, issued_at=latest.issued_at, earlier=[_compact(i, c) for i in earlier])
 
 
 def _deflate(data: bytes, level: int) -> bytes:

@@ -52,6 +52,7 @@ __all__ = [
     "citation_url",
     "classify_block_precision",
     "dedupe_key",
+    "issue_key",
     "query_terms",
     "score",
 ]
@@ -64,6 +65,9 @@ _MAX_SALTS = 4096
 
 # --------------------------------------------------------------------------- IDs
 
+#: Characters of an issue key (``?issue=`` in a viewer URL): one ID keeps at most 8 searches.
+_ISSUE_LEN = 4
+
 
 def _base36(value: int, length: int) -> str:
     chars = []
@@ -71,6 +75,14 @@ def _base36(value: int, length: int) -> str:
         value, rem = divmod(value, 36)
         chars.append(_ALPHABET[rem])
     return "".join(reversed(chars))
+
+
+def issue_key(search_query: str) -> str:
+    """The short key of the search that issued an ID (``/view/ID?issue=KEY``): 4 base-36 characters of a
+    SHA-256 of its query. Short and stable: the same query gives the same key in every process, and the URL
+    never carries the search itself."""
+    digest = hashlib.sha256(search_query.encode("utf-8")).digest()
+    return _base36(int.from_bytes(digest[:8], "big"), _ISSUE_LEN)
 
 
 def citation_id(
