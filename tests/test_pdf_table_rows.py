@@ -198,3 +198,25 @@ def test_a_title_whose_rows_no_query_word_names_gives_way_to_its_row_nearest_by_
         (loc.place_text, loc.locator_reason)
     assert loc.locator_degraded and "nearest the query by meaning" in loc.locator_reason, loc.locator_reason
     assert hashlib.sha256(LAND.read_bytes()).digest() == before
+
+
+INCOME_EVIDENCE = (  # the chunk nc28a's "营业收入 4,755,785.11" located (its locatorEvidenceText)
+    "减：库存股\n其他综合收益\n专项储备\n盈余公积 108,587,124.40 108,587,124.40\n未分配利润 -2,050,714,277.05 "
+    "-2,053,148,900.56\n所有者权益合计 -73,035,985.19 -75,470,608.70\n负债和所有者权益总计 310,244,083.11 "
+    "330,840,900.62\n3、合并利润表\n单位：元\n项目 本期发生额 上期发生额\n一、营业总收入 4,755,785.11 5,699,227.63\n"
+    "其中：营业收入 4,755,785.11 5,699,227.63\n利息收入\n已赚保费\n手续费及佣金收入\n二、营业总成本 12,827,978.02 "
+    "21,274,558.28\n其中：营业成本 3,926,161.04 4,100,248.02\n东北电气发展股份有限公司 2018 年第一季度报告全文\n15\n"
+    "利息支出\n手续费及佣金支出\n退保金\n赔付支出净额\n提取保险合同准备金净\n额\n保单红利支出\n分保费用\n"
+    "税金及附加 323,498.25 312,207.91\n销售费用 764,036.62 705,678.32")
+
+
+def test_an_empty_row_under_a_row_is_no_line_of_its_label() -> None:
+    """nc28a F5: the income statement's "利息收入" (a row holding no figure, one row pitch under "其中：营业收入",
+    y 664.2 under 644.0, the rows 20 points apart) was read as the label's second line: the quote said
+    "其中：营业收入 利息收入: 本期发生额: 4,755,785.11" and the box covered both rows. A row of its own."""
+    loc = _locate(REPORT, "营业收入 4,755,785.11", INCOME_EVIDENCE)
+    assert loc.page == 14 and loc.bbox is not None, (loc.page, loc.locator_reason)
+    text = loc.place_text or ""
+    assert "其中：营业收入" in text and "4,755,785.11" in text and "利息收入" not in text, text
+    assert loc.bbox[1] > 640 and loc.bbox[3] < 656, loc.bbox  # the 营业收入 row alone (y 642.7-654.5)
+    assert not loc.locator_degraded, loc.locator_reason

@@ -16,7 +16,14 @@ from urllib.parse import quote, urlencode
 import msgspec
 
 from mnote_kr.citations.render.ids import issue_key
-from mnote_kr.citations.render.precision import HINT_WORDS, certainty, page_hint, paragraph_number, short_label
+from mnote_kr.citations.render.precision import (
+    HINT_WORDS,
+    certainty,
+    how_placed,
+    page_hint,
+    paragraph_number,
+    short_label,
+)
 from mnote_kr.models import (
     Citation,
     DocumentModel,
@@ -86,6 +93,9 @@ _BADGE_TITLE = {
     "slide": "slide and shape known", "cell": "sheet and cells known", "paragraph": "paragraph known, no page",
 }
 _APPROX_TITLE = "approximate: the passage the evidence came from, not the exact place"
+#: A degraded place chosen by meaning, or where the evidence was found (``precision.how_placed``): said, not doubted.
+_PLACED_TITLE = {"meaning": "placed by meaning: the place nearest the question in meaning, holding few of its words",
+                 "found": "where the search found it: the passage's evidence, holding some of the question's words"}
 
 
 def precision_badge(locator: Locator) -> str:
@@ -97,7 +107,8 @@ def precision_badge(locator: Locator) -> str:
         title = HINT_WORDS if page_hint(locator) is not None else "the place in the file is not known"
         return f'<span class="badge file" data-certainty="file" title="{title}">{label}</span>'
     css = "bbox" if locator.locator_precision == "bbox" else "paragraph"
-    title = _APPROX_TITLE if kind == "approximate" else _BADGE_TITLE.get(locator.locator_precision, "")
+    title = _PLACED_TITLE.get(how_placed(locator), _APPROX_TITLE) if kind == "approximate" \
+        else _BADGE_TITLE.get(locator.locator_precision, "")
     extra = " approx" if kind == "approximate" else ""
     return f'<span class="badge {css}{extra}" data-certainty="{kind}" title="{title}">{label}</span>'
 
@@ -187,6 +198,11 @@ HINT_BANNER = ('<p class="banner file-only page-hint" role="note">Page {page} kn
                "is on page {page}, its place on the page was not found, so nothing is highlighted.</p>")
 APPROX_BANNER = ('<p class="banner approx" role="note">Approximate place: what is marked (dashed) is the passage '
                  "the evidence came from; the exact place of the answer in it is not known.</p>")
+PLACED_BANNER = {
+    "meaning": ('<p class="banner approx placed" role="note">Placed by meaning: what is marked (dashed) is the place '
+                "of the passage nearest the question in meaning; it holds few of the question's words.</p>"),
+    "found": ('<p class="banner approx placed" role="note">Where the search found it: what is marked (dashed) holds '
+              "the passage's evidence and some of the question's words, not all of them.</p>")}
 
 
 def place_banner(loc: Locator, shown: bool) -> str:
@@ -194,7 +210,7 @@ def place_banner(loc: Locator, shown: bool) -> str:
     it shows; "approximate" for a passage box or paragraph; "page known, place not found" for a
     ``file`` citation's ``pageHint``; else the place is not known (``shown`` false)."""
     if shown:
-        return APPROX_BANNER if certainty(loc) == "approximate" else ""
+        return PLACED_BANNER.get(how_placed(loc), APPROX_BANNER) if certainty(loc) == "approximate" else ""
     hint = page_hint(loc)
     return HINT_BANNER.format(page=hint) if hint is not None else FILE_BANNER
 

@@ -7,7 +7,7 @@ from mnote_kr.citations.map.stillindexing import REASON as STILL_INDEXING
 from mnote_kr.citations.render.alsoasked import also_searched, held_note
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
-from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
+from mnote_kr.citations.render.precision import paragraph_number, placed_words, precision_words, review_comment
 from mnote_kr.citations.render.strength import by_strength, weaker_named
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, MOVED, NEW_IN_ROOT
 from mnote_kr.models import (
@@ -51,14 +51,15 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
         words = office_place(loc) or words
-        return words + (" (approximate)" if loc.locator_degraded and "approximate" not in words else "")
+        said = placed_words(loc)
+        return words + (said if said and said.strip(" ()") not in words else "")
     if loc.locator_precision == "bbox" and loc.page is not None:
         words += f", p.{loc.page}"
         if numbers and loc.bbox and len(loc.bbox) == 4:
             x0, y0, x1, y1 = loc.bbox
             words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
     elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
-        approx = " (approximate)" if loc.locator_degraded else ""
+        approx = placed_words(loc) if loc.locator_degraded else ""
         words = f"paragraph {paragraph_number(loc.paragraph_index)}{approx}"
         if numbers and loc.highlight is not None and not approx:  # on a guessed place a range looked precise
             words += f", characters {loc.highlight.start}-{loc.highlight.end}"

@@ -26,7 +26,7 @@ from mnote_kr.citations.render.precision import is_approximate, page_hint
 from mnote_kr.citations.text.sections import names_other, section_refs
 from mnote_kr.models import Locator
 
-__all__ = ["honest", "id_anchor", "place_anchor", "place_key"]
+__all__ = ["honest", "id_anchor", "inside", "place_anchor", "place_key"]
 
 
 def honest(locator: Locator, cap: str) -> Locator:
@@ -80,6 +80,23 @@ def place_key(locator: Locator) -> str:
     if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
         return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
     return ""
+
+
+#: How far (PDF points) a box may stand out of another and still lie inside it (text frames of one block read
+#: through two passages differ by a fraction of a point).
+INSIDE_SLACK = 1.5
+
+
+def inside(locator: Locator, other: Locator) -> bool:
+    """``locator``'s box lies within ``other``'s on the same page (``INSIDE_SLACK`` aside): the reader's eye is
+    on it already when ``other`` is shown. nc28a F4: a passage box read from a second chunk, lines 123-180 of
+    the first place's 123-216, quoted as its own place behind it."""
+    a, b = locator.bbox, other.bbox
+    if locator.locator_precision != "bbox" or other.locator_precision != "bbox" or not a or not b \
+            or locator.page is None or locator.page != other.page:
+        return False
+    return (a[0] >= b[0] - INSIDE_SLACK and a[1] >= b[1] - INSIDE_SLACK and a[2] <= b[2] + INSIDE_SLACK
+            and a[3] <= b[3] + INSIDE_SLACK)
 
 
 def place_anchor(base: str, locator: Locator) -> str:

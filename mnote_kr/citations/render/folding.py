@@ -20,7 +20,7 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.neutral import han_share
 from mnote_kr.citations.rank.ranking import fold
-from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
+from mnote_kr.citations.render.claims import id_anchor, inside, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.extremes import extreme_place
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.leads import exact_nearer, lead_by_meaning, said_more
@@ -513,6 +513,13 @@ def _repeats(words: str, said: list[str], p: Citation, terms: QueryTerms | None)
     return bool(p.locator.headers or p.locator.row_label) or terms is None or not _holds_words(terms, p)
 
 
+def _within(p: Citation, shown: list[Citation]) -> bool:
+    """``p``'s box lies inside the box of a place shown before it (``claims.inside``), and ``p`` is no more exact
+    than that one: stepping to it would show the reader the part of a box already marked (an exact sentence inside
+    an approximate passage box is a better place, and stays)."""
+    return any(inside(p.locator, q.locator) and (p.locator_degraded or not q.locator_degraded) for q in shown)
+
+
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
                 ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
@@ -521,8 +528,8 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
     folded in (remembered, so their IDs open), each carrying the other places of its file.
 
     A place whose quote says only words a place before it quotes (spacing and case aside: one table row cited
-    from two of its cells, a cell of a row already quoted whole) is dropped too, the earlier, better placed
-    one kept. A file's places beyond
+    from two of its cells, a cell of a row already quoted whole), or whose box lies inside the box of a place
+    before it (``_within``), is dropped too, the earlier, better placed one kept. A file's places beyond
     those are dropped (counted in diagnostics as ``placesDropped``); ``settle`` finishes each place
     looked at (its quote read), each once."""
     by_file: dict[str, list[Citation]] = {}
@@ -548,7 +555,7 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
                 taken.add(place_key(p.locator))
                 p = settle(p)
                 words = _words(p.display_quote)
-                if _repeats(words, said, p, terms):
+                if _repeats(words, said, p, terms) or _within(p, [c, *behind]):
                     continue
                 said.append(words)
                 behind.append(p)

@@ -40,7 +40,14 @@ import re
 import unicodedata
 from urllib.parse import quote
 
-from mnote_kr.citations.render.precision import HINT_WORDS, is_approximate, page_hint, paragraph_number
+from mnote_kr.citations.render.precision import (
+    HINT_WORDS,
+    how_placed,
+    is_approximate,
+    page_hint,
+    paragraph_number,
+    placed_words,
+)
 from mnote_kr.citations.text.textnorm import CJK_CLASS, has_cjk, lazy_compile
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
@@ -235,7 +242,8 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     else:
         label = f"{name} (file; location approximate)"
     if is_approximate(locator) and "approximate" not in label:
-        label += " (approximate location)"
+        # placed by meaning, or where the search found it, is said so: no doubt of a place chosen (``precision``)
+        label += " (approximate location)" if how_placed(locator) == "approximate" else placed_words(locator)
     target = f"<{url}>" if re.search(r"[\s()<>]", url) else url
     return f"[{label}]({target})"
 

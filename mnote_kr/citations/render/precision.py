@@ -17,6 +17,15 @@ place not found", the CLI and ``citationMarkdown`` say the same, and MCP describ
 ``Plugins.locate`` (``mnote_kr.plugins.settled``) moves a ``file`` locator's ``page`` to ``pageHint``
 for any plugin that still sets it.
 
+Placed by meaning (round 28, nc28a F8). ``locatorDegraded`` says the place was not chosen by the query's words;
+it is not doubt of the place. A block or paragraph the placing chose inside the passage by its meaning (its reason
+says "placed by meaning", and nothing else made the claim approximate: a table's title asked for a value, a
+heading holding none of the words) is *placed by meaning*, said so (:func:`how_placed`, ``box placed by meaning``,
+``paragraph 13 (placed by meaning)``); a place where the passage's evidence was found, holding some of the query's
+words but not all, is *where the search found it*; only the passage itself (a *passage box*) and a claim made
+approximate for a reason are called approximate. The words change, not the claim: ``locatorDegraded``, the ID's
+claim and the drawing (dashed for all three) stay as they were.
+
 Paragraphs are numbered for people from 1 (:func:`paragraph_number`); ``paragraphIndex`` on the
 wire stays 0-based.
 """
@@ -50,6 +59,37 @@ FILE_WORDS = "whole file (no exact place found)"
 HINT_WORDS = "page known, place not found"
 
 
+#: How a degraded place was placed, read from its locator's reason (the placing's own words; ``how_placed``).
+_BY_MEANING = "placed by meaning"
+_FOUND_HERE = "the evidence was found here"
+#: What the placing says of every place it chose by meaning with few of the query's words: no other doubt.
+_USUAL = "it holds few of the query's words: an approximate place"
+Placed = Literal["exact", "meaning", "found", "approximate", "file"]
+#: The words after a place, by how it was placed (``exact`` none).
+PLACED_WORDS = {"meaning": "placed by meaning", "found": "where the search found it", "approximate": "approximate"}
+
+
+def how_placed(loc: Locator) -> Placed:
+    """``exact``; ``meaning`` (a degraded place the placing chose by its meaning, no other reason given for doubt);
+    ``found`` (a degraded place where the passage's evidence was found, holding some of the query's words, not
+    all); ``approximate`` (the passage's box, or a claim made approximate for a reason); ``file``."""
+    kind = certainty(loc)
+    if kind != "approximate":
+        return kind
+    why = (loc.locator_reason or loc.reason or "").replace(_USUAL, "")
+    if "approximate" in why or "not an exact place" in why or "passage is cited" in why:
+        return "approximate"
+    if _BY_MEANING in why:
+        return "meaning"
+    return "found" if _FOUND_HERE in why else "approximate"
+
+
+def placed_words(loc: Locator) -> str:
+    """`` (placed by meaning)``, `` (where the search found it)``, `` (approximate)``, or "" for an exact place."""
+    kind = how_placed(loc)
+    return f" ({PLACED_WORDS[kind]})" if kind in PLACED_WORDS else ""
+
+
 def certainty(loc: Locator) -> Certainty:
     """``exact``, ``approximate`` (a passage box or paragraph: ``locatorDegraded``) or ``file``."""
     if loc.locator_precision == "file":
@@ -79,6 +119,10 @@ def precision_words(loc: Locator) -> str:
     if kind == "file":
         hint = page_hint(loc)
         return f"whole file (page {hint} known, place not found)" if hint is not None else FILE_WORDS
+    if kind == "approximate" and how_placed(loc) != "approximate":  # placed by meaning, or where it was found
+        if loc.locator_precision == "bbox":
+            return f"box {PLACED_WORDS[how_placed(loc)]}"
+        return _EXACT.get(loc.locator_precision, loc.locator_precision) + placed_words(loc)
     table = _APPROXIMATE if kind == "approximate" else _EXACT
     return table.get(loc.locator_precision, loc.locator_precision)
 
@@ -86,11 +130,10 @@ def precision_words(loc: Locator) -> str:
 def short_label(loc: Locator) -> str:
     """The place in a few words, as a badge shows it: ``box · p.4``, ``passage box · p.4 (approximate)``,
     ``paragraph 13``, ``slide 3``, ``Sheet1!C2``, ``p.5 · place not found``, ``file only``."""
-    kind = certainty(loc)
-    approx = " (approximate)" if kind == "approximate" else ""
+    approx = placed_words(loc)
     p = loc.locator_precision
     if p == "bbox" and loc.page is not None:
-        return (f"passage box · p.{loc.page}" if approx else f"box · p.{loc.page}") + approx
+        return (f"passage box · p.{loc.page}" if how_placed(loc) == "approximate" else f"box · p.{loc.page}") + approx
     if p == "slide" and loc.slide is not None:
         return f"slide {loc.slide}" + (" notes" if loc.speaker_notes else "") + approx
     if p == "cell" and loc.sheet is not None:
@@ -102,5 +145,5 @@ def short_label(loc: Locator) -> str:
     return f"p.{hint} · place not found" if hint is not None else "file only"
 
 
-__all__ = ["FILE_WORDS", "HINT_WORDS", "Certainty", "certainty", "is_approximate", "page_hint", "paragraph_number",
-           "precision_words", "short_label"]
+__all__ = ["FILE_WORDS", "HINT_WORDS", "PLACED_WORDS", "Certainty", "Placed", "certainty", "how_placed",
+           "is_approximate", "page_hint", "paragraph_number", "placed_words", "precision_words", "short_label"]

@@ -100,7 +100,7 @@ def registry_counts(by_status: Mapping[str, int], followed: int, interrupted: in
 
 
 def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecorded: int = 0,
-                 interrupted: int = 0, on_disk: int = 0, down: bool = False) -> list[str]:
+                 interrupted: int = 0, on_disk: int = 0, down: bool = False, not_started: bool = False) -> list[str]:
     """What a person needs of the places: how many files are citable now, how many of them are placed by
     meaning and by words only (the files whose places have no vectors: an ingest without --wait embeds none,
     and sync does), how many are still being indexed, and what to run; then the vector store, which is
@@ -110,7 +110,10 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     ``interrupted``: sent files whose indexing the provider's engine stopped in the middle of: not being indexed
     (their own line says so, ``interrupted_line``). ``on_disk``: of the files citable, those changed or gone on
     disk since indexed (status's ``Changed:``/``Missing:``/``Moved:``): not cited until a sync follows them.
-    ``down``: the provider does not answer, so no file is citable now (``registry.citableNow`` is 0)."""
+    ``down``: the provider does not answer, so no file is citable now (``registry.citableNow`` is 0);
+    ``not_started``: it does not answer because its managed engine was never started or is stopped (nothing failed).
+    A workspace with no file indexed or being indexed says that, whatever the provider (nc28a F7: a fresh
+    workspace read "none citable while the provider is down (0 file(s) indexed: cited again once it answers)")."""
     sent = int(by_status.get("submitted") or 0) + int(by_status.get("processing") or 0)
     unrecorded = min(max(0, unrecorded), sent)
     citable, sent = int(by_status.get("processed") or 0) + unrecorded, sent - unrecorded
@@ -125,7 +128,13 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     if on_disk:
         heard += (f" ({on_disk} indexed file(s) changed or gone on disk since: not cited until 'mnote-kr sync' "
                   "follows them, see 'Changed:', 'Missing:', 'Moved:')")
-    if down:  # a search fails: nothing is citable, whatever the registry holds (the store below is still said)
+    if not indexed and not sent and not meant.get("problem"):  # nothing indexed here: nothing is down or cited
+        lines = ["Places:    none yet: no file of this workspace is indexed ('mnote-kr ingest FOLDER' indexes a "
+                 "folder; its files are citable once LightRAG has indexed them)"]
+    elif down and not_started:  # the engine is stopped, not failing: the files come back when it runs
+        lines = [f"Places:    none citable while the engine is stopped ({indexed} file(s) indexed: cited again once "
+                 f"it runs){waiting}"]
+    elif down:  # a search fails: nothing is citable, whatever the registry holds (the store below is still said)
         lines = [f"Places:    none citable while the provider is down ({indexed} file(s) indexed: cited again once "
                  f"it answers){waiting}"]
     elif meant.get("problem"):
@@ -138,9 +147,14 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
                      f"{lost['paths'][0]}; an ingest without --wait leaves that to sync)")
         lines = [line + waiting]
     # the store's sets, not files (nc26b: "16 set(s)" for 14 files): what the others are is said
+    # a workspace with nothing indexed holds none of them: they are other workspaces' (the demo's samples' sets
+    # among them: content-addressed, kept for whichever workspace indexes the same text; nc28a F7)
+    whose = ("none of them this workspace's: other workspaces' of this home or the demo's samples', kept by "
+             "content for any workspace that indexes the same text" if not indexed and not sent else
+             "this workspace's files: 'Places' above")
     lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored for every "
                  "workspace of this home: one per version of a file's places, and one more for a PDF's OCR lines or a "
-                 "workbook's hidden rows (this workspace's files: 'Places' above)"
+                 f"workbook's hidden rows ({whose})"
                  + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     return lines
 
@@ -304,7 +318,7 @@ def render_status(info: dict[str, Any]) -> str:
     if meant:
         lines += places_lines(meant, reg.get("byStatus") or {}, (reg.get("indexedUnrecorded") or {}).get("count", 0),
                               stopped.get("count", 0), int(reg.get("citableChangedOnDisk") or 0),
-                              down=prov.get("reachable") is False)
+                              down=prov.get("reachable") is False, not_started=bool(prov.get("notStarted")))
     if stopped.get("count"):
         lines.append(interrupted_line(stopped))
     reranker = info.get("placeRerank") or {}

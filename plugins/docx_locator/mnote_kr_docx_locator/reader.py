@@ -24,6 +24,8 @@ from lxml import etree
 
 from mnote_kr.plugin_api import DocumentError
 
+from .contents import close_contents
+
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph
 from .grid import cell_props as _cell_props
@@ -508,6 +510,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
     sheet = read_sheet(styles_root)  # the one walk of styles.xml: headings, numbering and notes read it
     walker = _Walker(read_styles(sheet), path, read_numbering(numbering_root, sheet), notes_for(notes, body, sheet))
     walker.walk(body)
+    close_contents(walker.paragraphs)  # a table of contents' title heads the contents only
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:
         if para.para_id and para.para_id not in doc.by_para_id:

@@ -47,6 +47,13 @@ COLUMN_LINES = 5
 OPENING_LINES = True
 #: How much of its own height such a line stands out over the row and reaches into it (and its last line, up).
 OPENING_OVERLAP = 0.2
+#: A line under a row's cell, set as far under the line above it as the table's rows stand apart (this share of
+#: their pitch at least, the rows spaced ``ROW_PITCH`` line heights or more), is a row of its own: a label whose
+#: row holds no figure, not the cell's second line (False: it continued the cell, as before round 28; nc28a F5,
+#: "其中：营业收入" read with the empty row "利息收入" under it as one label, quoted and boxed across both).
+OWN_ROWS = True
+PITCH_SHARE = 0.85
+ROW_PITCH = 1.5
 
 
 def _height(b: Box) -> float:
@@ -143,6 +150,7 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
     run: list[int] = []  # indices into rows of the current table's cellular rows
 
     lifted: set[int] = set()  # rows of lines that open a cell of the row under them (``_opens_cell``)
+    alone: set[int] = set()  # rows of a label alone, spaced as the table's rows (``_own_row``): no cell's line
 
     def close() -> None:
         if len(run) >= 2:
@@ -150,8 +158,9 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
                 members = list(rows[r])
                 end = run[k + 1] if k + 1 < len(run) else r + 1
                 # lines between this row and the next that sit under one of its cells
-                tail = [rows[t] for t in range(r + 1, end) if t not in lifted] if k + 1 < len(run) \
-                    else [x for x in _trailing(rows, pieces, r, boxes) if not any(x is rows[t] for t in lifted)]
+                tail = [rows[t] for t in range(r + 1, end) if t not in lifted and t not in alone] \
+                    if k + 1 < len(run) else [x for x in _trailing(rows, pieces, r, boxes, _pitch(rows, run, k, boxes))
+                                              if not any(x is rows[t] for t in lifted)]
                 for extra in tail:
                     members.extend(extra)
                 if r - 1 in lifted:
@@ -178,6 +187,10 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
             # the row's cells, with a cell's first line set over its baseline (a label's second line under it)
             cells = rows[run[-1]] + (rows[run[-1] - 1] if run[-1] - 1 in lifted else []) if run else []
             if cells and _under_cells(row, cells, boxes, below):
+                if _own_row(row, [*cells, *below], boxes, _pitch(rows, run, len(run) - 1, boxes)):
+                    alone.add(r)  # a label whose row holds no figure: a block of its own, the table goes on
+                    below += row  # (under it, as under a cell's line, a line may still stand)
+                    continue
                 below += row
                 continue  # a cell's second line: stays with its row (added in close)
             close()
@@ -258,12 +271,36 @@ def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: 
     return True
 
 
-def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
-    """The rows right under the table's last row that continue its cells."""
+def _pitch(rows: list[list[int]], run: list[int], k: int, boxes: Sequence[Box]) -> float | None:
+    """How far the top of the table's ``k``-th row (of ``run``) stands under the top of the row before it (None
+    for the first)."""
+    if k < 1:
+        return None
+    return min(boxes[i][1] for i in rows[run[k]]) - min(boxes[i][1] for i in rows[run[k - 1]])
+
+
+def _own_row(row: list[int], above: list[int], boxes: Sequence[Box], pitch: float | None) -> bool:
+    """True when every line of ``row`` (under a cell of the row ``above``, or under that cell's lines) stands as
+    far under the nearest line above it in its column as the table's rows stand apart (``pitch``, ``OWN_ROWS``):
+    a row of its own whose label is all it holds. Rows set as closely as a cell's lines tell nothing (None)."""
+    if not OWN_ROWS or pitch is None:
+        return False
+    for j in row:
+        b = boxes[j]
+        tops = [boxes[i][1] for i in above if boxes[i][1] < b[1] and min(b[2], boxes[i][2]) > max(b[0], boxes[i][0])]
+        if not tops or pitch < ROW_PITCH * _height(b) or b[1] - max(tops) < PITCH_SHARE * pitch:
+            return False
+    return True
+
+
+def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box],
+              pitch: float | None = None) -> list[list[int]]:
+    """The rows right under the table's last row that continue its cells (up to a row of its own, ``_own_row``)."""
     out = []
     below: list[int] = []
     for k, row in enumerate(rows[r + 1 :], r + 1):
-        if _cellular(pieces[k]) or not _under_cells(row, rows[r], boxes, below):
+        if _cellular(pieces[k]) or not _under_cells(row, rows[r], boxes, below) \
+                or _own_row(row, [*rows[r], *below], boxes, pitch):
             break
         out.append(row)
         below += row
