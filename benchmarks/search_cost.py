@@ -10,10 +10,13 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
 * ``default``: this tree as it ships;
 * ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
   bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
-* ``before`` (``--before``): the default with round 27's fixes undone (``mnote_kr_pdf_bbox.locator
-  .unreadable_page`` measuring a page's whole text layer at every ask, ``copyable.mostly_glyphs`` a place's
-  text at every ask: ``GLYPHS_MEMO_MAX`` 0): the fixes' before/after in the same run, and its citations
-  asserted identical to the default's.
+* ``before`` (``--before``): the default with round 28's memos undone (``searchmemo``: the query's cosines with a
+  file's places computed and its vector centred at every ask; ``headvalues._header_row`` worked out,
+  ``DocTerms.glyphs`` and ``saidacross.said_words`` measured, a DOCX's viewer model built at every ask): the
+  fixes' before/after in the same run, and its citations asserted identical to the default's;
+* ``words-kept`` (``--words-kept``): ``words`` writing its own remembered locate answers (in their own folder) as
+  a words-only product would: ``words`` bypasses them (``code_overrides``), while the default writes one per
+  locate, which the plain ratio charges to ranking by meaning.
 
 Host side = the search's wall time minus LightRAG's answer (``providerMs``). Printed: p50 and p95 per side
 and their ratios against ``words`` (the baseline measured in the same run). ``--profile`` prints each side's
@@ -21,12 +24,13 @@ top functions by cumulative time; ``--dump FILE`` writes each side's citations (
 quotes) so two trees' results can be compared (``--same-as FILE`` asserts they are identical).
 Held-out sets are never read.
 
-    .venv/bin/python benchmarks/search_cost.py [--questions 30] [--files 10] [--profile] [--before]
+    .venv/bin/python benchmarks/search_cost.py [--questions 30] [--files 10] [--profile] [--before] [--words-kept]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import io
 import json
@@ -38,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,11 +91,62 @@ def _shape(result: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _measured_each_time(doc: Any, pi: int) -> bool:  # noqa: ANN401
-    """``mnote_kr_pdf_bbox.locator.unreadable_page`` before round 27: the page's layer measured at every ask."""
-    from mnote_kr.plugin_api import unreadable_layer
+def _glyphs_each_time(self: Any, b: tuple[int, int]) -> bool:  # noqa: ANN401
+    """``DocTerms.glyphs`` before round 28: the block's text measured (through the glyph memo) at every ask."""
+    from mnote_kr.plugin_api import mostly_glyphs
+    from mnote_kr_pdf_bbox.blocks import written_text
 
-    return unreadable_layer(doc.pages[pi].text)
+    page = self.doc.pages[b[0]]
+    return mostly_glyphs(written_text(page, page.blocks[b[1]]))
+
+
+@contextlib.contextmanager
+def _before() -> Iterator[None]:
+    """Round 28's memos undone (module docstring)."""
+    from mnote_kr.citations.locate import saidacross
+    from mnote_kr.citations.rank import searchmemo
+    from mnote_kr_pdf_bbox import blocks, headvalues, tablerows, underhead
+
+    saved = (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
+             headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said)
+    saidacross._said = lambda query, text, words: frozenset(saidacross._said_now(query, text, words))
+    import mnote_kr_docx_locator as docx
+
+    models = docx.MODELS_MAX
+    docx.MODELS_MAX = 0
+    docx._MODELS.clear()
+    searchmemo.COSINES_MEMO_MAX = searchmemo.PLACING_MEMO_MAX = 0
+    searchmemo.clear()
+    blocks.DocTerms.glyphs = _glyphs_each_time  # type: ignore[method-assign]
+    headvalues._header_row = tablerows._header_row = underhead._header_row = headvalues._header_row_of
+    try:
+        yield
+    finally:
+        (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
+         headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said) = saved
+        docx.MODELS_MAX = models
+
+
+@contextlib.contextmanager
+def _stacked(*managers: contextlib.AbstractContextManager[None]) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for m in managers:
+            stack.enter_context(m)
+        yield
+
+
+@contextlib.contextmanager
+def _own_answers(folder: str, get: Any, put: Any) -> Iterator[None]:  # noqa: ANN401
+    """Inside ``code_overrides``: the remembered locate answers read and written again, in a folder of the side's
+    own (``answers-<side>``: a side never reads another's answers to the same question)."""
+    from mnote_kr.citations.caches import answercache
+
+    saved = answercache.get, answercache.put, answercache.FOLDER
+    answercache.get, answercache.put, answercache.FOLDER = get, put, f"answers-{folder}"
+    try:
+        yield
+    finally:
+        answercache.get, answercache.put, answercache.FOLDER = saved
 
 
 def main() -> int:
@@ -100,7 +156,11 @@ def main() -> int:
     parser.add_argument("--top-k", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="cProfile each side and print its top functions")
     parser.add_argument("--before", action="store_true",
-                        help="also search with round 27's fix undone (before) for its before/after")
+                        help="also search with round 28's memos undone (before) for their before/after")
+    parser.add_argument("--words-kept", action="store_true",
+                        help="also search by words alone writing their own remembered answers (words-kept)")
+    parser.add_argument("--profile-dump", type=Path,
+                        help="with --profile: write each side's pstats here (<dir>/<side>.pstats)")
     parser.add_argument("--dump", type=Path, help="write each side's citations here (JSON)")
     parser.add_argument("--same-as", type=Path, help="assert each side's citations equal this earlier --dump")
     args = parser.parse_args()
@@ -139,10 +199,16 @@ def main() -> int:
 
         sides: dict[str, dict[str, Any]] = {"default": {}, "words": {"py:mnote_kr.citations.rank.meaning."
                                                                        "MEANING_WEIGHT": 0.0}}
-        if args.before:
-            sides["before"] = {"py:mnote_kr_pdf_bbox.locator.unreadable_page": _measured_each_time,
-                               "py:mnote_kr.citations.cleaning.copyable.GLYPHS_MEMO_MAX": 0}
+        if args.words_kept:
+            sides["words-kept"] = dict(sides["words"])
+        if args.before:  # a constant set, so code_overrides clears the locate memo; the memos are undone by _before
+            sides["before"] = {"py:mnote_kr.citations.rank.searchmemo.COSINES_MEMO_MAX": 0}
         code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
+        from mnote_kr.citations.caches import answercache
+
+        answers = answercache.get, answercache.put
+        extra = {"before": lambda: _stacked(_before(), _own_answers("before", *answers)),
+                 "words-kept": lambda: _own_answers("words-kept", *answers)}
         names = list(sides)
         host.search("warm-up before the timed searches", top_k=args.top_k)
         ms: dict[str, list[float]] = {n: [] for n in names}
@@ -151,7 +217,7 @@ def main() -> int:
         for i, label in enumerate(labels):
             k = i % len(names)
             for name in names[k:] + names[:k]:
-                with code_overrides(code[name]):
+                with code_overrides(code[name]), extra.get(name, contextlib.nullcontext)():
                     if profiles:
                         profiles[name].enable()
                     t = time.perf_counter()
@@ -190,6 +256,9 @@ def main() -> int:
                     if diff:
                         return 1
         for n, prof in profiles.items():
+            if args.profile_dump:
+                args.profile_dump.mkdir(parents=True, exist_ok=True)
+                prof.dump_stats(str(args.profile_dump / f"{n}.pstats"))
             out = io.StringIO()
             pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(45)
             pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(20)

@@ -37,6 +37,8 @@ SAID_ACROSS = True
 #: The most a share said across languages weighs: below ``meaning.ALL_TERMS``, so a place saying every word the
 #: passage says is never "holding every term" (which wins outright): meaning still decides against it.
 SAID_MOST = 0.99
+#: Answers of ``said_words`` kept (question, text and words each).
+SAID_MEMO_MAX = 8192
 
 _CJK_RE = lazy_compile(rf"[{CJK_CLASS}]")
 _CJK_RUN = lazy_compile(rf"[{CJK_CLASS}]+")
@@ -59,7 +61,18 @@ def question_words(query: str) -> list[str]:
 
 def said_words(query: str, text: str, words: Sequence[str]) -> set[str]:
     """The question's ``words`` (``question_words``) that ``text`` says in its own language by the dictionary: for a
-    Chinese question, those a Latin text says in English; for an English one, those its Chinese says."""
+    Chinese question, those a Latin text says in English; for an English one, those its Chinese says. Kept by
+    question and text (``_said``): a search's locates ask it of the same places again (a DOCX file's passages share
+    paragraphs; a PDF's passage is asked by its locator and again by the host's placing)."""
+    return set(_said(query, text, tuple(words)))
+
+
+@functools.lru_cache(maxsize=SAID_MEMO_MAX)
+def _said(query: str, text: str, words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_said_now(query, text, words))
+
+
+def _said_now(query: str, text: str, words: Sequence[str]) -> set[str]:
     norm = normalize(text)
     if _CJK_RE.search(query):
         from mnote_kr.citations.text.crossmods import held_words

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnote_kr.citations.rank import searchmemo
 from mnote_kr.citations.rank.embedpace import Pace, place_cost
 from mnote_kr.core.procs import pid_alive
 from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating
@@ -440,7 +441,7 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
     if q is None:
         return None
     # a place left empty (too short to embed) has a zero vector: no cosine, not a cosine of 0
-    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs) and vecs[i].any()}
+    return searchmemo.cosines(key, query, vecs, q, indices)
 
 
 #: Told the places key a locator asked for when its vectors are not stored (their text changed since
@@ -462,7 +463,8 @@ def _placing_vector(query: str) -> np.ndarray | None:
         return q
     from mnote_kr.citations.rank import neutral
 
-    return neutral.neutral(q[None, :], [text], "query", alpha=NEUTRAL_QUERY)[0]
+    alpha = NEUTRAL_QUERY
+    return searchmemo.placing(text, alpha, q, lambda: neutral.neutral(q[None, :], [text], "query", alpha=alpha)[0])
 
 
 def nearest(key: str, query: str, k: int) -> dict[int, float]:

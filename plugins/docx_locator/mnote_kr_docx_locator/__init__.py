@@ -219,13 +219,33 @@ def document_model(path: str) -> DocumentModel | None:
 
     Headings, list items (level, numbered or bulleted), the number Word shows before a numbered
     paragraph (``label``), table cells (outermost table, row, column) and the text boxes anchored
-    in each paragraph; None for any other suffix.
+    in each paragraph; None for any other suffix. Built once per parsed document (``_MODELS``): a search asks it
+    of every DOCX list item it quotes (the label Word draws before it), and building every paragraph's entry again
+    was work done per citation.
     """
     if Path(path).suffix.lower() != ".docx":
         return None
     from .cache import load_docx
 
     doc = load_docx(path)
+    hit = _MODELS.get(path)
+    if hit is not None and hit[0] is doc:  # the same parse (an edited file is parsed anew: a new document)
+        return hit[1]
+    model = _model_of(doc)
+    if MODELS_MAX > 0:
+        _MODELS[path] = (doc, model)
+        while len(_MODELS) > MODELS_MAX:
+            del _MODELS[next(iter(_MODELS))]
+    return model
+
+
+#: Viewer models kept (0: built at every ask, as before round 28).
+MODELS_MAX = 8
+#: The last documents' viewer models, by path, with the parse each was built from.
+_MODELS: dict[str, tuple[object, DocumentModel]] = {}
+
+
+def _model_of(doc: Any) -> DocumentModel:  # noqa: ANN401
     return DocumentModel(
         kind="paragraphs",
         plugin=PLUGIN_NAME,

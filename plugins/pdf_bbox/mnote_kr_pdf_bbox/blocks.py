@@ -191,6 +191,8 @@ class DocTerms:
     n: int
     built: dict[tuple[int, int], BlockText] = field(default_factory=dict)
     cjk: bool | None = None  # the document holds CJK text (``holds_cjk``)
+    #: each block's ``glyphs`` answer: every locate asks it of its passage's blocks and of the file's nearest
+    glyph: dict[tuple[int, int], bool] = field(default_factory=dict)
 
     def holds_cjk(self) -> bool:
         """Whether any block of the document holds CJK text."""
@@ -208,10 +210,13 @@ class DocTerms:
 
     def glyphs(self, b: tuple[int, int]) -> bool:
         """Whether block ``b`` is mostly glyphs (``mostly_glyphs``): a figure's labels, no place to cite."""
-        from mnote_kr.plugin_api import mostly_glyphs
+        hit = self.glyph.get(b)
+        if hit is None:
+            from mnote_kr.plugin_api import mostly_glyphs
 
-        page = self.doc.pages[b[0]]  # as written: folding makes a table's "Q＜60000" a glyph's "q<60000"
-        return mostly_glyphs(written_text(page, page.blocks[b[1]]))
+            page = self.doc.pages[b[0]]  # as written: folding makes a table's "Q＜60000" a glyph's "q<60000"
+            hit = self.glyph[b] = mostly_glyphs(written_text(page, page.blocks[b[1]]))
+        return hit
 
     def unfit(self, b: tuple[int, int], terms: Iterable[str] = ()) -> bool:
         """Whether block ``b`` is no place to cite: glyphs, or furniture holding none of the query's ``terms``

@@ -88,7 +88,17 @@ def _short_text(page: PageText, bi: int) -> str | None:
 
 
 def _header_row(page: PageText, bi: int) -> list[int] | None:
-    """The blocks of the header row block ``bi`` stands in, left to right; None when it stands in none."""
+    """The blocks of the header row block ``bi`` stands in, left to right; None when it stands in none. Worked out
+    once per block of a page in memory (``tablerows._same_row`` asks it of every block of the page at each locate
+    of a block on it: a page's blocks squared)."""
+    memo = page.__dict__.setdefault("_header_rows", {})  # not a field: never stored with the model
+    if bi not in memo:
+        memo[bi] = _header_row_of(page, bi)
+    row = memo[bi]
+    return None if row is None else list(row)
+
+
+def _header_row_of(page: PageText, bi: int) -> list[int] | None:
     if _short_text(page, bi) is None:
         return None
     box = _block_box(page, bi)
