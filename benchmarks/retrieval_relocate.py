@@ -37,18 +37,31 @@ from retrieval_places import in_view, place_hit  # noqa: E402
 TUNING = (("old", OLD), ("tables", TABLES), ("tune3", TUNE3), ("tune4", TUNE4), ("tune5", TUNE5))
 _ENC = msgspec.json.Encoder()
 _BLOCKS: dict[str, list[dict[str, Any]]] = {}
+#: A DOCX chunk's sidecar block is the one holding its evidence's lines (False: its own lines, as before round 28).
+EVIDENCE_BLOCK = True
 
 
-def _docx_block(doc: str, chunk: str) -> Any:
-    """The heading block of LightRAG's DOCX parser holding most of ``chunk``'s lines, as a sidecar block."""
+def _docx_block(doc: str, chunk: str, evidence: str = "") -> Any:
+    """The heading block of LightRAG's DOCX parser holding most of the ``evidence``'s lines (the host's evidence is
+    the words of the sidecar block the run mapped the chunk to), else of ``chunk``'s, as a sidecar block. By the
+    chunk's lines alone (before round 28), a chunk spanning several blocks took the one holding most of it, not the
+    run's: r27's dump relocated lost old en25, en28 and en31 and tune3 t3_zh27 and t3_zh30, each cited in view by the
+    run (en28 the labelled paragraph 613, "matched evidence") and placed at the file level or in another block here."""
     from lightrag.parser.docx.parse_document import extract_docx_blocks
 
     from mnote_kr.models import SidecarBlock, SidecarPosition
 
     if doc not in _BLOCKS:
         _BLOCKS[doc] = extract_docx_blocks(str(CORPUS / doc))
-    lines = [norm(x) for x in chunk.splitlines() if len(norm(x)) > 8]
-    best = max(_BLOCKS[doc], key=lambda b: sum(1 for x in lines if x in norm(b["content"])))
+
+    def held(text: str) -> tuple[list[str], Any]:
+        lines = [norm(x) for x in text.splitlines() if len(norm(x)) > 8]
+        top = max(_BLOCKS[doc], key=lambda b: sum(1 for x in lines if x in norm(b["content"])))
+        return [x for x in lines if x in norm(top["content"])], top
+
+    said, best = held(evidence) if EVIDENCE_BLOCK and evidence else ([], None)
+    if not said:
+        best = held(chunk)[1]
     return SidecarBlock(blockid=f"b{best['uuid']}", content=best["content"], heading=best.get("heading"),
                         parent_headings=list(best.get("parent_headings") or []), level=best.get("level") or 0,
                         positions=[SidecarPosition(type="paraid", range=[best["uuid"], best["uuid_end"]])])
@@ -96,7 +109,8 @@ def file_places(pm: Any, run: dict[str, Any], label: dict[str, Any]) -> list[Any
             chunks[key] = c  # a chunk's own place scores above the places behind it
     mains, runners = [], []
     for (cid, raw), c in sorted(chunks.items(), key=lambda kv: -(kv[1]["relevanceScore"] or 0)):
-        block = _docx_block(label["doc"], raw) if label["doc"].endswith(".docx") and c["blockId"] else None
+        block = _docx_block(label["doc"], raw, c["locatorEvidenceText"] or "") \
+            if label["doc"].endswith(".docx") and c["blockId"] else None
         loc = pm.locate(LocateRequest(file=str(CORPUS / label["doc"]), evidence=c["locatorEvidenceText"] or raw,
                                       passage=raw, query=label["q"], block=block,
                                       block_id=block.blockid if block else None))
