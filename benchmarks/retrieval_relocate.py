@@ -57,7 +57,12 @@ def _docx_block(doc: str, chunk: str, evidence: str = "") -> Any:
     from mnote_kr.models import SidecarBlock, SidecarPosition
 
     if doc not in _BLOCKS:
-        _BLOCKS[doc] = extract_docx_blocks(str(CORPUS / doc))
+        try:
+            _BLOCKS[doc] = extract_docx_blocks(str(CORPUS / doc))
+        except ValueError:  # python-docx opens no template-typed part (heldout3's poi__stress014.docx): no block
+            _BLOCKS[doc] = []
+    if not _BLOCKS[doc]:
+        return None
 
     def held(text: str) -> tuple[list[str], Any]:
         lines = [norm(x) for x in text.splitlines() if len(norm(x)) > 8]
