@@ -1,4 +1,4 @@
-"""Three more ways a file's first place gives its lead to a place behind it (``folding.behind_by_meaning``).
+"""More ways a file's first place gives its lead to a place behind it (``folding.behind_by_meaning``).
 
 nc27a found a file's first place losing to its own alternative while the answer was among the places shown:
 
@@ -13,6 +13,12 @@ nc27a found a file's first place losing to its own alternative while the answer 
 - "what was the HbA1c result?": the lab table's header row "Test | Result | Reference Range | Flag" (exact on
   "result") stayed before the row "HbA1c | 6.8% | <5.7% | HIGH" (exact on "hba1c"), 0.09 nearer by meaning. Two
   exact places holding as many of the question's words are equals by words: meaning decides (``EXACT_BY_MEANING``).
+
+Round 28 classified the tuning sets' in-view misses (r27's dump relocated): in 21 of 54 the place in view was among the
+three shown, in 11 more among the file's places behind them; in all but one of those 32 the first place was
+approximate, and so was the place in view, the two a hair apart by cosine. Which one led was LightRAG's order of its
+passages. Where several of the file's nearest places fall on one page, that page answers more often
+(``SUPPORT_LEADS``).
 """
 
 from __future__ import annotations
@@ -23,8 +29,8 @@ from mnote_kr.citations.locate.saidacross import across, question_words, said_wo
 from mnote_kr.citations.render.claims import place_key
 from mnote_kr.models import Citation
 
-__all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "SAID_SHARE", "exact_nearer",
-           "lead_by_meaning", "said_more"]
+__all__ = ["EXACT_BY_MEANING", "LABELS_LEAD", "SAID_BAND", "SAID_LEADS", "SAID_MORE", "SAID_SHARE", "SUPPORT_BAND",
+           "SUPPORT_LEADS", "SUPPORT_MORE", "SUPPORT_TOP", "exact_nearer", "lead_by_meaning", "said_more", "supported"]
 
 #: A label (``labels.is_label``: a caption, a form's field name) takes a first place's lead by meaning like any
 #: place (True: as before round 27). False: a first place that is no label yields by meaning only to a place that is
@@ -46,6 +52,17 @@ SAID_SHARE = 0.5
 #: the same ones, and nearer the question by meaning by ``folding.LEAD_BY_MEANING`` at least (False: an exact first
 #: stays, as before round 27).
 EXACT_BY_MEANING = True
+#: An approximate first place yields to a place among the file's ``SUPPORT_TOP`` nearest the question (the first and
+#: those behind it by cosine) whose part of the file (its page; a DOCX paragraph: within two paragraphs) holds
+#: ``SUPPORT_MORE`` more of those places than the first's part does, when its cosine is at most ``SUPPORT_BAND`` below
+#: the first's (False: as before round 28). Between places the meaning calls near alike, which one leads was LightRAG's
+#: order of its passages; the part of the file that several of its nearest places fall in answers more often (issue 33,
+#: round 28: r27's dump relocated, tuning sets: in-view +3 and place@1 +1 for one in-view lost; t3_en11's first place,
+#: p4's "Stabilizer Out of Trim checklist" at 0.721, behind p3's answer at 0.733, two more of the six nearest on p3).
+SUPPORT_LEADS = True
+SUPPORT_TOP = 6
+SUPPORT_MORE = 2
+SUPPORT_BAND = 0.01
 
 
 def _cos(c: Citation) -> float | None:
@@ -101,3 +118,43 @@ def exact_nearer(first: Citation, behind: list[Citation], held: Callable[[Citati
     eligible = [p for p in behind if place_key(p.locator) and not p.locator_degraded and _cos(p) is not None
                 and (_cos(p) or 0.0) >= cos + lead and len(held(p)) >= len(words) and held(p) != words]
     return max(eligible, key=lambda p: _cos(p) or 0.0, default=None)
+
+
+def _part(c: Citation) -> tuple[str, int] | None:
+    """The part of the file a place is in: its page, else its paragraph (None: neither, a place at the file level)."""
+    if c.locator.page is not None:
+        return ("page", c.locator.page)
+    if c.locator.paragraph_index is not None:
+        return ("paragraph", c.locator.paragraph_index)
+    return None
+
+
+def _together(a: tuple[str, int], b: tuple[str, int]) -> bool:
+    """Two parts are one: the same page, or paragraphs at most two apart (what a reader sees at once)."""
+    return a[0] == b[0] and (a[1] == b[1] if a[0] == "page" else abs(a[1] - b[1]) <= 2)
+
+
+def supported(first: Citation, behind: list[Citation]) -> Citation | None:
+    """The place behind an approximate ``first`` whose part of the file holds ``SUPPORT_MORE`` more of the file's
+    ``SUPPORT_TOP`` nearest places than ``first``'s part, its cosine at most ``SUPPORT_BAND`` below the first's
+    (``SUPPORT_LEADS``): of those, the one whose part holds most, then the nearest; None when none does. ``behind`` is
+    in the order of the places' cosines (``folding.behind_by_meaning``)."""
+    cos, mine = _cos(first), _part(first)
+    if not SUPPORT_LEADS or cos is None or mine is None or not first.locator_degraded:
+        return None
+    top = [(first, mine)] + [(p, part) for p in behind if place_key(p.locator) and _cos(p) is not None
+                             and (part := _part(p)) is not None][:SUPPORT_TOP - 1]
+
+    def held(part: tuple[str, int], me: Citation) -> int:
+        return sum(1 for q, other in top if q is not me and _together(part, other))
+
+    own = held(mine, first)
+    best: tuple[int, float, Citation] | None = None
+    for p, part in top[1:]:
+        near = _cos(p) or 0.0
+        if near < cos - SUPPORT_BAND or _together(part, mine):
+            continue
+        n = held(part, p)
+        if n >= own + SUPPORT_MORE and (best is None or (n, near) > best[:2]):
+            best = (n, near, p)
+    return best[2] if best else None
