@@ -34,6 +34,18 @@ def _words(c: Citation) -> str:
     return c.display_quote or c.locator.place_text or ""
 
 
+@pytest.fixture(autouse=True)
+def _rule_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule is off by default (its held-out aggregates showed no gain): these tests pin what it does when on."""
+    monkeypatch.setattr(leads, "SUPPORT_LEADS", True)
+
+
+def test_the_rule_is_off_by_default_and_the_first_place_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()
+    assert leads.SUPPORT_LEADS is False
+    assert _words(behind_by_meaning(_citations())[0]).startswith(PASSAGE)
+
+
 def test_an_approximate_first_place_yields_to_the_page_most_of_the_nearest_places_fall_on(
         monkeypatch: pytest.MonkeyPatch) -> None:
     placed = behind_by_meaning(_citations())
