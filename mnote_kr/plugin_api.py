@@ -71,7 +71,8 @@ What is here:
   usable Unicode map: a page for OCR to read, never to box),
   ``heading_lead`` (a heading that is only the query, quoted with the sentence after it),
   ``kind_answered`` (a place made approximate for lacking the kind of answer asked, a duration, moved to a cell of
-  its record that holds it: its claim back),
+  its record that holds it: its claim back; ``asked_again``: a place said to lack words of the question, moved
+  so, is asked them again, nc28b's "berries" on the Berries row),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
@@ -154,6 +155,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
     from mnote_kr.citations.locate.answertype import kind_answered
+    from mnote_kr.citations.locate.lacking import asked_again
     from mnote_kr.citations.locate.otherscript import nearest_across as nearest_places_across
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
@@ -277,6 +279,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     "kind_answered": ("mnote_kr.citations.locate.answertype", "kind_answered"),
+    "asked_again": ("mnote_kr.citations.locate.lacking", "asked_again"),
     "keyed_header": ("mnote_kr.citations.render.tablecells", "keyed_header"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "asked_of_place",
@@ -373,6 +376,7 @@ __all__ = [
     "ValueMention",
     "abbreviated_at",
     "absent_words",
+    "asked_again",
     "asked_of_place",
     "asked_row",
     "asked_term",

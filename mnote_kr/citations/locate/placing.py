@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.answertype import typed_behind
+from mnote_kr.citations.locate.lacking import lacked_in, lacking_reason
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
 from mnote_kr.citations.locate.listitem import ASKED_ITEM, item_lead_in
 from mnote_kr.citations.locate.otherscript import across_languages, without_pull
@@ -23,10 +24,8 @@ from mnote_kr.citations.locate.saidacross import said_shares
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
-from mnote_kr.citations.rank.cues import answer_types, holds_type
-from mnote_kr.citations.text.cjkwords import lacked_words, query_words
+from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.labels import is_label
-from mnote_kr.citations.text.latinwords import lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
@@ -269,29 +268,11 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     lead = lead_in_of(doc, para)
     if lead is None and match.reason.endswith(ASKED_ITEM):  # a which-question's list item, under its lead-in
         lead = item_lead_in(doc, para)
-    title = "\n".join(p.norm for p in doc.paragraphs if p.index != para.index and _front_title(doc, p))
     held = place_norm(doc, para) + ("\n" + lead.norm if lead is not None else "")
-    lacks = lacked_words(q, held, title)
-    if lacks:
-        return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                                 f"query's words, not {_quoted(lacks, '、')}")
-    # an English question's words the document holds elsewhere ("password" of "How long must a trustee's computer
-    # password be?" on the paragraph about a trustee's computer rules, nc24b)
-    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
-    # a place stating the kind of answer asked ("seven years" for "how long") may say the question's verb otherwise
-    # ("retained" for "keep", nc26b Q3)
-    kind = any(holds_type(t, held) for t in answer_types(q))
-    latin = lacked_latin_words(query, qt, held, title, states_kind=kind) if qt else []
-    if not latin:
-        return match
-    return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                             f"query's words, not {_quoted(latin, ', ')}")
-
-
-def _quoted(words: Sequence[str], sep: str) -> str:
-    """The words a place lacks as a reason names them, each quoted: bare, "not keep (seg)" read as one garbled phrase
-    once the anchor's kind followed (nc26b Q3)."""
-    return sep.join(f"“{w}”" for w in words)
+    # a Chinese question's words, else an English question's words the document holds elsewhere ("password" of "How
+    # long must a trustee's computer password be?" on the paragraph about a trustee's computer rules, nc24b)
+    lacks = lacked_in(doc, query, held, index=para.index)
+    return dataclasses.replace(match, reason=lacking_reason(lacks)) if lacks else match
 
 
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:

@@ -20,7 +20,8 @@ from collections.abc import Collection, Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["ASKED_WORDS", "ASKING_WORDS", "FUNCTION_WORDS", "WORDS_HELD", "absent_words", "lacked_words", "query_words"]
+__all__ = ["ASKED_WORDS", "ASKING_WORDS", "FUNCTION_WORDS", "READ_BOTH_WAYS", "WORDS_HELD", "absent_words",
+           "lacked_words", "query_words"]
 
 #: False: a CJK bigram a file lacks is never a word asked for, as before (the benchmarks' variant).
 ASKED_WORDS = True
@@ -41,15 +42,15 @@ _HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 _CJK_GAP = lazy_compile(rf"(?<={_HAN})\s+(?={_HAN})")
 
 
-def query_words(query: str) -> tuple[str, ...]:
+def query_words(query: str, *, backward: bool = False) -> tuple[str, ...]:
     """The query's Chinese words by the dictionary, in order, each once: every run of Chinese characters cut
-    into the longest headwords from the left, words of two characters or more that are no ``FUNCTION_WORDS``
-    (question words among them); none without the dictionary or ``ASKED_WORDS``."""
-    return _query_words(normalize(query or "")) if ASKED_WORDS else ()
+    into the longest headwords from the left (``backward``: from the right), words of two characters or more that
+    are no ``FUNCTION_WORDS`` (question words among them); none without the dictionary or ``ASKED_WORDS``."""
+    return _query_words(normalize(query or ""), backward) if ASKED_WORDS else ()
 
 
 @functools.lru_cache(maxsize=256)
-def _query_words(norm: str) -> tuple[str, ...]:
+def _query_words(norm: str, backward: bool = False) -> tuple[str, ...]:
     runs = _CJK_RUN.findall(norm)
     if not runs:
         return ()
@@ -60,7 +61,7 @@ def _query_words(norm: str) -> tuple[str, ...]:
 
     out: dict[str, None] = {}
     for run in runs:
-        for word in segment(run, gloss):
+        for word in segment(run, gloss, backward=backward):
             if len(word) >= 2 and word not in FUNCTION_WORDS:
                 out.setdefault(word)
     return tuple(out)
@@ -100,11 +101,28 @@ def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
     word the file lacks too is lacked: no place of the file holds it. Not asked of the place: the ``ASKING_WORDS``,
     the verb a question word follows ("为了达到什么目的": 达到; "写进哪些内容": 写进, ``_asking_verbs``), and the words
     ``besides`` holds (normalised: the document's title, which names what every place of it is about). A line
-    break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. Empty without
-    ``WORDS_HELD`` or the dictionary."""
+    break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. The query is read
+    both ways (``READ_BOTH_WAYS``): its words cut from the left and from the right, and the reading whose words the
+    place lacks fewer of names them (from the right on a tie): "核安全法第十六条规定了什么" read from the left
+    cuts 条规 across 第十六条|规定, a word no reader sees, and a paragraph quoting "第十六条明确规定" lacks none
+    read from the right (nc28b). Empty without ``WORDS_HELD`` or the dictionary."""
     if not WORDS_HELD:
         return []
-    words = [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm and w not in besides]
+    left = _lacked(query_words(query), query, norm, besides)
+    if not READ_BOTH_WAYS or not left:
+        return left
+    right = _lacked(query_words(query, backward=True), query, norm, besides)
+    return right if len(right) <= len(left) else left
+
+
+#: A place lacks the words of the query's reading it holds best, cut from the left or from the right (False: from the
+#: left only, before round 28, when "第十六条规定" was asked its cut 条规).
+READ_BOTH_WAYS = True
+
+
+def _lacked(asked: Sequence[str], query: str, norm: str, besides: str) -> list[str]:
+    """Of the words ``asked`` (a reading of ``query``), those ``norm`` does not hold (see ``lacked_words``)."""
+    words = [w for w in asked if w not in ASKING_WORDS and w not in norm and w not in besides]
     if words and _CJK_GAP.search(norm):
         joined = _CJK_GAP.sub("", norm)
         words = [w for w in words if w not in joined]

@@ -258,9 +258,18 @@ def prepare(background: bool = True) -> threading.Thread | None:
     return thread
 
 
-def segment(run: str, gloss: dict[str, str], longest: int = MAX_WORD) -> list[str]:
+def segment(run: str, gloss: dict[str, str], longest: int = MAX_WORD, *, backward: bool = False) -> list[str]:
     """A run of Chinese characters cut into the longest headwords from the left (a character
-    that starts none stands alone)."""
+    that starts none stands alone); ``backward``: from the right (a character ending none stands alone), the
+    reading of "第十六条规定" as 第|十六|条|规定 where the left's is 第|十六|条规|定."""
+    if backward:
+        back: list[str] = []
+        j = len(run)
+        while j > 0:
+            size = next(s for s in range(min(longest, j), 0, -1) if s == 1 or run[j - s:j] in gloss)
+            back.append(run[j - size:j])
+            j -= size
+        return back[::-1]
     out: list[str] = []
     i = 0
     while i < len(run):

@@ -46,6 +46,7 @@ import msgspec
 from mnote_kr.plugin_api import (
     Highlight,
     Locator,
+    asked_again,
     asked_row,
     header_row,
     keyed_header,
@@ -411,6 +412,11 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
             changes["locator_degraded"] = False
     if at != loc.paragraph_index:
         para = doc.paragraphs[at]
+        # the words the place moved from was said to lack, asked of the row moved to (its cells, its headers, its
+        # headings): the Berries row holds the "berries" the header row lacked (nc28b)
+        held = "\n".join([*(c.text for c in row.cells), *row.labels.values(), *para.heading_path])
+        if (again := asked_again(doc, why or "", query, held)) is not None:
+            why, changes["locator_degraded"] = again
         own = para.text if para.own_chars is None else para.text[:para.own_chars]
         changes.update(paragraph_index=para.index, para_id=para.para_id, place_text=para.text or None,
                        highlight=Highlight(start=0, end=len(own)) if own.strip() else None,

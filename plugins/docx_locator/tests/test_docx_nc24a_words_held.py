@@ -26,8 +26,9 @@ def _fresh() -> None:
 
 
 @pytest.mark.parametrize(("case", "starts", "lacked", "held"), [
-    # P1 5.4.5, on training the 评价人员; the kinds of 评价人员 are 5.4.3's
-    ("nc24a Q4", "5.4.5 PSR技术团队建立后", "种类", "评价人员的培训计划"),
+    # P1 5.4.5, on training the 评价人员; the kinds of 评价人员 are 5.4.3's. "哪几种类型" is read 几种|类型 (round 28:
+    # the reading from the right, nc28b's 条规), no more 种类 cut across them
+    ("nc24a Q4", "5.4.5 PSR技术团队建立后", "类型", "评价人员的培训计划"),
     # P6's 评价报告 paragraph; the 总体评价报告's contents are P1 6.2.3's
     ("nc24a Q5", "在构筑物、系统和设备的实际状态要素评价过程中", "总体", "评价报告的编制要求"),
     # an off-topic question (a family car's annual inspection) on P6's interfaces of its 安全要素
