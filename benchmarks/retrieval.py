@@ -520,7 +520,7 @@ def main() -> int:
     for name in names:
         print(f"[{name}] questions with no citation at all: {len(evals[name]['empty'])} {evals[name]['empty']}")
     print_times(runs)
-    for run in runs:
+    for run in runs.values():
         if run.get("retried"):
             print(f"{run['embedder']}: {len(run['retried'])} search(es) asked again: LightRAG did not answer in time")
     print("\nplace@1 (first citation of the found file on the labelled place), by citation order:")

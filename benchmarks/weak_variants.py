@@ -134,46 +134,40 @@ def with_library(library: Any) -> Callable[[list[Citation], str], bool]:
     return lambda cs, q: noresults.weak_reason(cs, q, lambda: library) is not None
 
 
-def without_names(library: Any) -> Callable[[list[Citation], str], bool]:
-    """``with_library`` with ``weakmore.names_only`` off (``weakmore.NAMES_ONLY``): the rule before it, in one run."""
-    from mnote_kr.citations.render import weakmore
+def _without(library: Any, module: str, *flags: str) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with the rule switches ``flags`` of ``mnote_kr.citations.render.<module>`` off (each back to
+    what it was after every call): the rule before them, in one run."""
+    import importlib
+
+    mod = importlib.import_module(f"mnote_kr.citations.render.{module}")
 
     def rule(cs: list[Citation], q: str) -> bool:
-        weakmore.NAMES_ONLY = False
+        was = {f: getattr(mod, f) for f in flags}
+        for f in flags:
+            setattr(mod, f, False)
         try:
             return noresults.weak_reason(cs, q, lambda: library) is not None
         finally:
-            weakmore.NAMES_ONLY = True
+            for f, v in was.items():
+                setattr(mod, f, v)
     return rule
+
+
+def without_names(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with ``weakmore.names_only`` off (``weakmore.NAMES_ONLY``)."""
+    return _without(library, "weakmore", "NAMES_ONLY")
 
 
 def without_absent(library: Any) -> Callable[[list[Citation], str], bool]:
     """``with_library`` with ``weakabsent``'s rules off (``DECLINED``: the cards shown all say they only name the
-    subject; ``ABSENT``: a name the query asks about that no file holds): the rule before
-    them, in one run."""
-    from mnote_kr.citations.render import weakabsent
-
-    def rule(cs: list[Citation], q: str) -> bool:
-        weakabsent.DECLINED = weakabsent.ABSENT = False
-        try:
-            return noresults.weak_reason(cs, q, lambda: library) is not None
-        finally:
-            weakabsent.DECLINED = weakabsent.ABSENT = True
-    return rule
+    subject; ``ABSENT``: a name the query asks about that no file holds)."""
+    return _without(library, "weakabsent", "DECLINED", "ABSENT")
 
 
 def without_script(library: Any) -> Callable[[list[Citation], str], bool]:
     """``with_library`` with ``weakscript.across_reason`` off (``ACROSS_SCRIPT``: a Latin query's thin match while a
-    file in another script is found as close in meaning): the rule before it, in one run."""
-    from mnote_kr.citations.render import weakscript
-
-    def rule(cs: list[Citation], q: str) -> bool:
-        weakscript.ACROSS_SCRIPT = False
-        try:
-            return noresults.weak_reason(cs, q, lambda: library) is not None
-        finally:
-            weakscript.ACROSS_SCRIPT = True
-    return rule
+    file in another script is found as close in meaning)."""
+    return _without(library, "weakscript", "ACROSS_SCRIPT")
 
 
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mnote_kr_testkit.counting import count_calls
 
 from mnote_kr.citations.rank import meaning, neutral
 
@@ -88,14 +89,7 @@ def test_the_words_a_place_says_in_another_language_are_read_once_per_question_a
     host's placing; a DOCX file's passages share paragraphs); the dictionary is read once per question and text."""
     from mnote_kr.citations.locate import saidacross
 
-    real = saidacross.normalize
-    read: list[str] = []
-
-    def counted(text: str) -> str:
-        read.append(text)
-        return real(text)
-
-    monkeypatch.setattr(saidacross, "normalize", counted)
+    read, real = count_calls(monkeypatch, saidacross, "normalize")
     query = "淡水鸭每年的观测数量是多少？"
     words = saidacross.question_words(query)
     text = "Freshwater Ducks (round 28): the yearly count observed at the lake"

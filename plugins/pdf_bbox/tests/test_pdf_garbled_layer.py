@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 import pypdfium2 as pdfium
+from mnote_kr_testkit.counting import count_calls
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.models import LocateRequest
@@ -47,14 +48,7 @@ def test_a_pages_layer_is_measured_once_per_document_model(monkeypatch) -> None:
     from mnote_kr_pdf_bbox.locator import unreadable_page
     from mnote_kr_pdf_bbox.pdftext import read_document
 
-    real = plugin_api.unreadable_layer
-    measured: list[str] = []
-
-    def counted(text: str) -> bool:
-        measured.append(text)
-        return real(text)
-
-    monkeypatch.setattr(plugin_api, "unreadable_layer", counted)
+    measured, real = count_calls(monkeypatch, plugin_api, "unreadable_layer")
     doc = read_document(GARBLED)
     pages = range(len(doc.pages))
     first = [unreadable_page(doc, pi) for pi in pages]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
+from mnote_kr_testkit.counting import count_calls
 from mnote_kr_testkit.data import CORPUS
 
 REGISTER = CORPUS / "pdf" / "pdfplumber__federal-register-2020-17221.pdf"
@@ -48,14 +49,7 @@ def test_a_blocks_glyph_check_is_measured_once_per_document_model(monkeypatch) -
     from mnote_kr_pdf_bbox.blocks import doc_terms, written_text
     from mnote_kr_pdf_bbox.pdftext import read_document
 
-    real = plugin_api.mostly_glyphs
-    measured: list[str] = []
-
-    def counted(text: str) -> bool:
-        measured.append(text)
-        return real(text)
-
-    monkeypatch.setattr(plugin_api, "mostly_glyphs", counted)
+    measured, real = count_calls(monkeypatch, plugin_api, "mostly_glyphs")
     doc = read_document(LAND)
     dt = doc_terms(doc)
     blocks = [(pi, bi) for pi, page in enumerate(doc.pages) for bi in range(len(page.blocks))]
