@@ -247,7 +247,7 @@ class HostIngest(HostPlaces):
         known.remember(self.workspace.root)
         still: list[str] = []
         lost: ProviderError | None = None  # the provider stopped answering during the wait
-        keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
+        keys: dict[str, list[str]] = {}  # the places keys each file queued (remembered when not embedded here)
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
@@ -257,7 +257,7 @@ class HostIngest(HostPlaces):
                 self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines
             # Parse for locating while LightRAG indexes: done before the wait, a large library's
             # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
-            preparing = threading.Thread(target=self._prepare_locate, args=(prepare,), daemon=True,
+            preparing = threading.Thread(target=self._prepare_locate, args=(prepare, keys), daemon=True,
                                          name="mnote-kr-prepare-locate")
             preparing.start()
             try:
@@ -277,7 +277,7 @@ class HostIngest(HostPlaces):
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
                                announce=bool(wait and placing and prepare))
-        elif error is None and lost is None:  # their places queued and not embedded: named, and sync embeds them
+        elif error is None:  # queued, not embedded (no --wait, or its engine stopped): remembered, sync embeds them
             report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
         for src in sources:

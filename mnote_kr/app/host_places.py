@@ -122,6 +122,10 @@ class HostPlaces:
         again_due = wordsonly.due(self, scope, again=again)
         if again_due and not meaning.model_installed():
             again_due = []
+        if again_due:  # the step named, and why these files are in it (nc28c: "since their places changed")
+            why = wordsonly.reason(len(again_due), sum(f.not_yet for f in again_due))
+            self.progress(f"placing by meaning: {len(again_due)} file(s) placed by words only ({why}), e.g. "
+                          f"{again_due[0].source_path}: preparing them again (nothing is sent to LightRAG)")
         self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
 
         progress = self.progress
