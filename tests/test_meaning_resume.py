@@ -94,3 +94,35 @@ def test_files_an_interrupted_wait_prepared_are_not_counted_placed_by_meaning_an
     (c, *_) = host.search(QUESTION, top_k=5).results
     assert c.source_root_relative_path == "kb/town.md" and c.locator.meaning_score is not None  # by meaning
     assert {rel: (ws / rel).read_bytes() for rel in FILES} == before
+
+
+class CutDuringWait(OnePassage):
+    """Takes the files (``submitted``); the first look is cut by Ctrl-C, as a person stops ``ingest --wait``."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted", delete_status="delete_completed")
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("when", ["wait", "placing"])
+def test_an_ingest_cut_by_ctrl_c_in_its_wait_or_its_placing_step_remembers_the_files_it_did_not_embed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, when: str) -> None:
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    for rel, text in FILES.items():
+        (ws / rel).write_text(text, encoding="utf-8")
+    if when == "placing":  # LightRAG indexed them; Ctrl-C while their places are embedded
+        def cut(files: Any, progress: Any) -> None:
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(meaning, "_embed_files", cut)
+    host, _ = fake_host(ws, CutDuringWait() if when == "wait" else OnePassage(delete_status="delete_completed"))
+    host.progress = lambda line: None
+    host.roots_add("kb")
+    with pytest.raises(KeyboardInterrupt):
+        host.ingest(["kb"], wait=True)
+    assert sorted((f.source_path, f.not_yet) for f in wordsonly.load(host).files) == [(rel, True) for rel in
+                                                                                       sorted(FILES)]

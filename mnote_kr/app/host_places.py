@@ -7,7 +7,8 @@ and ``sync`` call it; it sends nothing to the provider.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -159,6 +160,19 @@ class HostPlaces:
             return {}
         wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
         return wordsonly.summary(again_due, meaning.embed_problem)
+
+    @contextlib.contextmanager
+    def _remembered_if_cut(self, keys: dict[str, list[str]]) -> Iterator[None]:
+        """An ingest's wait and placing step: cut short (Ctrl-C, an error of its own), the files it prepared whose
+        places have no vectors are remembered as not placed by meaning yet (``wordsonly.unembedded``), so ``status``
+        does not count them as placed by meaning and ``sync`` embeds them (the queue ends with this process)."""
+        try:
+            yield
+        except BaseException:
+            from mnote_kr.citations.rank import wordsonly
+
+            wordsonly.unembedded(self, keys)
+            raise
 
     def _words_only_left(self, scope: set[str], keys: dict[str, list[str]] | None = None) -> WordsOnlyFiles | None:
         """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync;
