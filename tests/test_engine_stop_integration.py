@@ -5,7 +5,9 @@ An ``ingest --wait`` follows a large DOCX its workspace's own server indexes; th
 started behind the user's back: no process of this test's home runs afterwards (checked by each process's working
 directory), ``engine status`` has nothing to deny, and work that read the engine's record just before the stop
 starts nothing either. Started again, a sync indexes every file, and the deck indexed from mnote-kr's own text
-keeps its own reason. The user's files are never touched. Waits are on conditions, bounded only so a failure ends.
+keeps its own reason. Placing by meaning (nc28c surprise 1): the files the stopped wait prepared are remembered as
+not placed by meaning yet, and the sync embeds their places: vectors then exist for every file's places. The
+user's files are never touched. Waits are on conditions, bounded only so a failure ends.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
+from mnote_kr.citations.rank import meaning, wordsonly
 from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.errors import ProviderError
+from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr_lightrag.client import workspaces
 from mnote_kr_lightrag.client.http import EngineStoppedError
 from mnote_kr_lightrag.engine.managed import (
@@ -51,6 +55,22 @@ def _processes_under(home: Path) -> list[int]:
             if cwd.is_relative_to(home):
                 found.append(int(entry.name))
     return found
+
+
+def _without_vectors(host: Host, rels: list[str]) -> list[str]:
+    """The files whose places (as their locator reads them now: the keys it queues) have no vectors stored."""
+    out = []
+    for rel in rels:
+        keys: list[str] = []
+        token = meaning.collected.set(keys)
+        try:
+            host.plugins.prepare_locate(str(host.workspace.rel_to_abs(rel)))
+        finally:
+            meaning.collected.reset(token)
+        if not keys or not all(meaning.has_vectors(k) for k in keys):
+            out.append(rel)
+    meaning._queue.clear()  # only looked at: nothing to embed in this process
+    return out
 
 
 def _sha(folder: Path) -> dict[str, str]:
@@ -112,14 +132,26 @@ def test_engine_stop_during_an_ingest_ends_it_in_one_line_and_starts_no_engine_b
         with pytest.raises(EngineStoppedError):
             workspaces.workspace_engine(host.context(), shared)
         assert _processes_under(home) == []
+        files = ["kb/deck.pptx", "kb/manual.docx", "kb/note.md"]
+        # the placing step never ran: every file prepared is remembered as not placed by meaning yet
+        assert sorted((f.source_path, f.not_yet) for f in wordsonly.load(host).files) == [(f, True) for f in files]
+        assert _without_vectors(host, files) == files
 
-        # Started again: a sync indexes every file, and the deck keeps its own reason.
+        # Started again: a sync (the disk first, as 'mnote-kr sync' does) indexes every file and places them by
+        # meaning; the deck keeps its own reason.
         start_engine(**dirs, wait_s=180)
+        lines.clear()
+        placed = reconcile_and_apply(host)["wordsOnly"]
         host.sync(wait_s=900, wait_idle=False)
         entries = host.registry().entries
         assert {rel: e.status for rel, e in entries.items()} == {"kb/manual.docx": "processed",
                                                                  "kb/deck.pptx": "processed",
                                                                  "kb/note.md": "processed"}
+        assert placed["notYet"] == 3 and sorted(placed["paths"]) == files, placed
+        assert any(line.startswith("placing by meaning: 3 file(s)") for line in lines), lines[:5]
+        assert any(line.startswith("embedding places: ") for line in lines), lines[:5]
+        assert _without_vectors(host, files) == [] and wordsonly.load(host).files == []
+        assert host.status()["meaning"]["wordsOnly"]["count"] == 0
         reasons = {f["sourcePath"]: f["reason"] for f in host.status()["registry"]["fallbacks"]}
         assert "not reachable" not in str(reasons) and "stopped" not in str(reasons), reasons
         if "kb/deck.pptx" in reasons:  # sent as mnote-kr's own text (its table cells): said why

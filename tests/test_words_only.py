@@ -84,6 +84,8 @@ def _host(tmp_path: Path, *, embed: bool = True) -> tuple[Host, Any, Path, list[
     host.progress = lines.append
     host.roots_add("kb")
     host.ingest(["kb"], wait=True, embed=embed)
+    if not embed:  # what a search records is tested here: the ingest's own record of it (test_meaning_resume) goes
+        wordsonly.record_path(host).unlink()
     return host, provider, ws, lines
 
 
@@ -223,8 +225,8 @@ def test_a_new_file_ingested_without_wait_is_counted_as_placed_by_words_until_sy
     assert report.words_only is not None and report.words_only.count == 2
     places = [x for x in render_status(host.status()).splitlines() if x.startswith("Places:")]
     assert places == ["Places:    3 file(s) citable now, 1 placed by words and meaning, 2 by words only until "
-                      "'mnote-kr sync' embeds their places (e.g. kb/new1.md; an ingest without --wait leaves "
-                      "that to sync)"], places
+                      "'mnote-kr sync' embeds their places (e.g. kb/new1.md; an ingest without --wait, or one its "
+                      "engine stopped, leaves that to sync)"], places
     assert host.embed_words_only()["count"] == 2 and len(fake_e5) == 2  # what sync runs
     places = [x for x in render_status(host.status()).splitlines() if x.startswith("Places:")]
     assert places == ["Places:    3 file(s) citable now, 3 placed by words and meaning"], places

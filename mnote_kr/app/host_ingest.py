@@ -247,38 +247,39 @@ class HostIngest(HostPlaces):
         known.remember(self.workspace.root)
         still: list[str] = []
         lost: ProviderError | None = None  # the provider stopped answering during the wait
-        keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
+        keys: dict[str, list[str]] = {}  # the places keys each file queued (remembered when not embedded here)
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
         placing = error is None and (wait if embed is None else embed) and placing_runs()
-        if wait and error is None:
-            if placing and prepare:
-                self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines
-            # Parse for locating while LightRAG indexes: done before the wait, a large library's
-            # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
-            preparing = threading.Thread(target=self._prepare_locate, args=(prepare,), daemon=True,
-                                         name="mnote-kr-prepare-locate")
-            preparing.start()
-            try:
-                still = self._wait_for([rel for _, rel in prepare], wait_s, idle=wait_idle)
-            except ProviderError as exc:  # its engine stopped: what was done is reported, then this error
-                lost = exc
-            finally:
-                preparing.join()
-            if still:
-                report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
-        else:
-            self._prepare_locate(prepare, keys)
-        if error is None and lost is None and (wait if embed is None else embed):
-            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
-            # (not after a provider failure: its one error line is what the person needs then).
-            # An ingest that does not wait returns as soon as its files are sent (the CLI without
-            # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
-            self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
-                               announce=bool(wait and placing and prepare))
-        elif error is None and lost is None:  # their places queued and not embedded: named, and sync embeds them
-            report.words_only = self._words_only_left(_looked_at(report, sources), keys)
+        with self._remembered_if_cut(keys):  # Ctrl-C in the wait or the placing: what was prepared is remembered
+            if wait and error is None:
+                if placing and prepare:
+                    self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines
+                # Parse for locating while LightRAG indexes: done before the wait, a large library's
+                # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
+                preparing = threading.Thread(target=self._prepare_locate, args=(prepare, keys), daemon=True,
+                                             name="mnote-kr-prepare-locate")
+                preparing.start()
+                try:
+                    still = self._wait_for([rel for _, rel in prepare], wait_s, idle=wait_idle)
+                except ProviderError as exc:  # its engine stopped: what was done is reported, then this error
+                    lost = exc
+                finally:
+                    preparing.join()
+                if still:
+                    report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
+            else:
+                self._prepare_locate(prepare, keys)
+            if error is None and lost is None and (wait if embed is None else embed):
+                # Citable by words from here; placed by meaning once their paragraphs' vectors exist
+                # (not after a provider failure: its one error line is what the person needs then).
+                # An ingest that does not wait returns as soon as its files are sent (the CLI without
+                # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
+                self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
+                                   announce=bool(wait and placing and prepare))
+            elif error is None:  # queued, not embedded (no --wait, or its engine stopped): remembered, sync embeds them
+                report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]

@@ -7,7 +7,8 @@ and ``sync`` call it; it sends nothing to the provider.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -122,6 +123,10 @@ class HostPlaces:
         again_due = wordsonly.due(self, scope, again=again)
         if again_due and not meaning.model_installed():
             again_due = []
+        if again_due:  # the step named, and why these files are in it (nc28c: "since their places changed")
+            why = wordsonly.reason(len(again_due), sum(f.not_yet for f in again_due))
+            self.progress(f"placing by meaning: {len(again_due)} file(s) placed by words only ({why}), e.g. "
+                          f"{again_due[0].source_path}: preparing them again (nothing is sent to LightRAG)")
         self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
 
         progress = self.progress
@@ -155,6 +160,19 @@ class HostPlaces:
             return {}
         wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
         return wordsonly.summary(again_due, meaning.embed_problem)
+
+    @contextlib.contextmanager
+    def _remembered_if_cut(self, keys: dict[str, list[str]]) -> Iterator[None]:
+        """An ingest's wait and placing step: cut short (Ctrl-C, an error of its own), the files it prepared whose
+        places have no vectors are remembered as not placed by meaning yet (``wordsonly.unembedded``), so ``status``
+        does not count them as placed by meaning and ``sync`` embeds them (the queue ends with this process)."""
+        try:
+            yield
+        except BaseException:
+            from mnote_kr.citations.rank import wordsonly
+
+            wordsonly.unembedded(self, keys)
+            raise
 
     def _words_only_left(self, scope: set[str], keys: dict[str, list[str]] | None = None) -> WordsOnlyFiles | None:
         """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync;

@@ -68,12 +68,14 @@ class HasWorkspace(Protocol):
 
 
 class WordsOnlyFile(msgspec.Struct, kw_only=True, rename="camel"):
-    """A file a search placed by words only: the places key it asked for and the file's registry hash."""
+    """A file a search placed by words only: the places key it asked for and the file's registry hash;
+    ``not_yet``: an ingest prepared it and never embedded its places (no ``--wait``, or its engine stopped)."""
 
     source_path: str
     key: str
     source_hash: str = ""
     seen_at_ms: int = 0
+    not_yet: bool = False
 
 
 class WordsOnly(msgspec.Struct, kw_only=True, rename="camel"):
@@ -163,7 +165,8 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
 
 
 def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]]) -> None:
-    """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``): each
+    """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``, or a wait
+    its provider's engine stopped: nc28c, "placed by words and meaning" with no vector stored): each
     with the first places key it queued that has no vectors (``keys``: path -> keys), in one write; they
     are placed by words only until ``sync`` embeds them. Nothing without the model."""
     from mnote_kr.core.atomic import write_private
@@ -180,7 +183,7 @@ def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]]) -> None:
         with exclusive(str(path) + ".lock", timeout=5):
             current = load(host)
             files = [f for f in current.files if f.source_path not in todo]
-            files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(),
+            files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(), not_yet=True,
                                     source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
                       for rel, key in todo.items()]
             write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
@@ -278,6 +281,8 @@ def summary(files: list[WordsOnlyFile], problem: str | None) -> dict[str, object
     """What a catch-up did (``sync --json``'s ``reconcile.wordsOnly``): the files prepared and embedded
     again, or the reason they were not."""
     out: dict[str, object] = {"count": len(files), "paths": [f.source_path for f in files[:SHOWN]]}
+    if not_yet := sum(f.not_yet for f in files):  # of them, files an ingest never embedded (none: places changed)
+        out["notYet"] = not_yet
     if problem:
         out["error"] = problem
     return out
@@ -289,11 +294,22 @@ def sync_lines(result: Mapping[str, object] | None) -> list[str]:
         return []
     paths_ = list(result.get("paths") or [])  # type: ignore[call-overload]
     first = f", e.g. {paths_[0]}" if paths_ else ""
+    why = reason(int(result["count"]), int(result.get("notYet") or 0))  # type: ignore[call-overload]
     if result.get("error"):
-        return [f"{result['count']} file(s) are placed by words only (their places changed since they were "
-                f"embedded){first}: not embedded: {result['error']}"]
-    return [f"Embedded the places of {result['count']} file(s) placed by words only since their places "
-            f"changed{first}: placed by meaning again"]
+        return [f"{result['count']} file(s) are placed by words only ({why}){first}: not embedded: {result['error']}"]
+    return [f"Embedded the places of {result['count']} file(s) placed by words only ({why}){first}: placed by "
+            "meaning now"]
+
+
+def reason(count: int, not_yet: int) -> str:
+    """Why ``count`` files had no vectors, ``not_yet`` of them never embedded by the ingest that prepared them
+    (the others a search met without vectors: their places changed, or an older version never recorded them)."""
+    if not_yet >= count:
+        return ("not placed by meaning yet: the ingest that sent them embedded nothing (no --wait, or its engine "
+                "stopped)")
+    if not_yet:
+        return f"{not_yet} not placed by meaning yet, {count - not_yet} whose places have no vectors"
+    return "their places have no vectors: changed since they were embedded, or never embedded"
 
 
 if missed not in meaning.WITHOUT_VECTORS:  # meaning knows no caller: this module listens

@@ -144,7 +144,7 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
         line = f"Places:    {citable} file(s) citable now{heard}, {max(0, citable - words)} placed by words and meaning"
         if lost.get("count"):
             line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. "
-                     f"{lost['paths'][0]}; an ingest without --wait leaves that to sync)")
+                     f"{lost['paths'][0]}; an ingest without --wait, or one its engine stopped, leaves that to sync)")
         lines = [line + waiting]
     # the store's sets, not files (nc26b: "16 set(s)" for 14 files): what the others are is said
     # a workspace with nothing indexed holds none of them: they are other workspaces' (the demo's samples' sets
