@@ -150,7 +150,8 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
     # a workspace with nothing indexed holds none of them: they are other workspaces' (the demo's samples' sets
     # among them: content-addressed, kept for whichever workspace indexes the same text; nc28a F7)
     whose = ("none of them this workspace's: other workspaces' of this home or the demo's samples', kept by "
-             "content for any workspace that indexes the same text" if not indexed and not sent else
+             "content for any workspace that indexes the same text" if not indexed and not sent and meant.get("files")
+             else
              "this workspace's files: 'Places' above")
     lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored for every "
                  "workspace of this home: one per version of a file's places, and one more for a PDF's OCR lines or a "
