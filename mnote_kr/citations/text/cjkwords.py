@@ -103,7 +103,8 @@ def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
     ``besides`` holds (normalised: the document's title, which names what every place of it is about). A line
     break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. The query is read
     both ways (``READ_BOTH_WAYS``): its words cut from the left and from the right, and the reading whose words the
-    place lacks fewer of names them (from the right on a tie): "核安全法第十六条规定了什么" read from the left
+    place lacks fewer of names them (on a tie, the one with fewer words cut at a particle, then from the right):
+    "核安全法第十六条规定了什么" read from the left
     cuts 条规 across 第十六条|规定, a word no reader sees, and a paragraph quoting "第十六条明确规定" lacks none
     read from the right (nc28b). Empty without ``WORDS_HELD`` or the dictionary."""
     if not WORDS_HELD:
@@ -112,7 +113,16 @@ def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
     if not READ_BOTH_WAYS or not left:
         return left
     right = _lacked(query_words(query, backward=True), query, norm, besides)
-    return right if len(right) <= len(left) else left
+    return right if (len(right), _particled(right)) <= (len(left), _particled(left)) else left
+
+
+#: Structural particles: a word the dictionary cut with one at its edge ("家的" from "国|家的", read from the right) is
+#: rarely what a question asks; between two readings lacking as many words, the one with fewer such cuts names them.
+_PARTICLES = frozenset("的地得了着过")
+
+
+def _particled(words: Sequence[str]) -> int:
+    return sum(1 for w in words if w[0] in _PARTICLES or w[-1] in _PARTICLES)
 
 
 #: A place lacks the words of the query's reading it holds best, cut from the left or from the right (False: from the
