@@ -36,16 +36,20 @@ def _fresh() -> Iterator[None]:
 
 @pytest.fixture
 def sleepers() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Processes that look like the engine's (their command line names its module) and only sleep."""
+    """Processes that look like the engine's (their command line names its module) and only wait on their stdin:
+    alive until killed here, or until the test process ends and the pipe closes (no timed lifetime)."""
     made: list[subprocess.Popen[bytes]] = []
     yield made
     for proc in made:
         proc.kill()
         proc.wait(10)
+        if proc.stdin:
+            proc.stdin.close()
 
 
 def _sleeper(made: list[subprocess.Popen[bytes]], role: str) -> int:
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", MARKERS[role]])
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()", MARKERS[role]],
+                            stdin=subprocess.PIPE)
     made.append(proc)
     return proc.pid
 
