@@ -59,9 +59,15 @@ FILE_WORDS = "whole file (no exact place found)"
 HINT_WORDS = "page known, place not found"
 
 
-#: How a degraded place was placed, read from its locator's reason (the placing's own words; ``how_placed``).
-_BY_MEANING = "placed by meaning"
-_FOUND_HERE = "the evidence was found here"
+#: How a degraded place was placed, read from its locator's reason by the placing's fixed clauses only (``how_placed``):
+#: a reason's clauses are split at "; ", what they quote taken out first (the words a place lacks, a heading's title:
+#: "not “approximate”" said nothing of how the place was placed, review r29 finding 6).
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|«[^»]*»|「[^」]*」")
+#: A clause starting so says how the placing chose the place (after the matcher's name, "semantic match: ").
+_BY_MEANING = re.compile(r"^(?:semantic match: )?placed by meaning\b")
+_FOUND_HERE = re.compile(r"^(?:semantic match: )?the evidence was found here\b")
+#: A clause ending so (before an anchor's kind, " (seg)") made the claim approximate for a reason.
+_DOUBTED = re.compile(r"(?::|,) (?:an approximate place|not an exact place)(?: \([^()]*\))?$")
 #: What the placing says of every place it chose by meaning with few of the query's words: no other doubt.
 _USUAL = "it holds few of the query's words: an approximate place"
 Placed = Literal["exact", "meaning", "found", "approximate", "file"]
@@ -76,12 +82,12 @@ def how_placed(loc: Locator) -> Placed:
     kind = certainty(loc)
     if kind != "approximate":
         return kind
-    why = (loc.locator_reason or loc.reason or "").replace(_USUAL, "")
-    if "approximate" in why or "not an exact place" in why or "passage is cited" in why:
+    clauses = [c.strip() for c in _QUOTED.sub("", loc.locator_reason or loc.reason or "").split("; ")]
+    if any(c != _USUAL and _DOUBTED.search(c) for c in clauses):
         return "approximate"
-    if _BY_MEANING in why:
+    if any(_BY_MEANING.match(c) for c in clauses):
         return "meaning"
-    return "found" if _FOUND_HERE in why else "approximate"
+    return "found" if any(_FOUND_HERE.match(c) for c in clauses) else "approximate"
 
 
 def placed_words(loc: Locator) -> str:
