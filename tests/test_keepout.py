@@ -77,3 +77,20 @@ def test_a_deleted_file_ingested_outside_every_root_is_pruned_though_on_disk(
     report = json.loads(kb.run("prune", "--json")[0])
     assert report["removed"] == ["kb/a.md"] and report["keptDeleted"] == []
     assert (kb.ws / "kb" / "a.md").is_file()
+
+
+def test_a_deleted_file_in_a_folder_sync_never_walks_is_pruned_though_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """review r29 finding 11: ``prune`` asked "would a sync send it" by hand and left out the folders no walk enters
+    (``SKIP_DIRS``: node_modules, target, .git ...); it now asks the walk's own rule (``scan.admitted``)."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FakeProvider(delete_status="delete_completed"))
+    kb.run("roots", "add", "kb")
+    note = kb.ws / "kb" / "node_modules" / "pkg.md"
+    note.parent.mkdir()
+    note.write_text("# Pkg\n\nThe copper kettle hums.\n", encoding="utf-8")
+    kb.run("ingest", "kb/node_modules/pkg.md", "--wait")  # named by the person: sent, though no sync walks there
+    assert "kb/node_modules/pkg.md" in kb.host.registry().entries
+    kb.run("delete", "kb/node_modules/pkg.md")
+    report = json.loads(kb.run("prune", "--json")[0])
+    assert report["removed"] == ["kb/node_modules/pkg.md"] and report["keptDeleted"] == []
+    assert note.read_text(encoding="utf-8") == "# Pkg\n\nThe copper kettle hums.\n"  # the user's file is only read

@@ -61,7 +61,39 @@ def test_a_paragraph_placed_by_meaning_or_where_the_evidence_was_found_is_not_do
 def test_the_passage_box_and_a_claim_doubted_for_a_reason_stay_approximate() -> None:
     assert locator_text(box(PASSAGE), numbers=False) == "passage box (approximate), p.6"
     assert how_placed(box(HEADING)) == "approximate"
-    assert short_label(box(HEADING)) == "passage box · p.6 (approximate)"
+    assert short_label(box(PASSAGE)) == "passage box · p.6 (approximate)"
     assert "(approximate location)" in citation_markdown("a.pdf", box(PASSAGE), "u")
     exact = Locator(locator_precision="bbox", locator_degraded=False, page=6, bbox=[1.0, 2.0, 3.0, 4.0])
     assert how_placed(exact) == "exact" and short_label(exact) == "box · p.6"
+
+
+def test_a_lacked_word_or_a_quoted_heading_never_decides_how_a_place_was_placed() -> None:
+    """review r29 finding 6: the reason quotes the words a place lacks; "what is the approximate cost?" on a place
+    lacking "approximate" was said approximate, "what is the cost?" where the search found it. Only the placing's
+    fixed clauses decide: a clause that starts "placed by meaning" or "the evidence was found here", one that ends
+    ": an approximate place" or ", not an exact place"."""
+    from mnote_kr.citations.locate.lacking import lacking_reason
+
+    assert how_placed(paragraph(lacking_reason(["cost"]))) == "found"
+    assert how_placed(paragraph(lacking_reason(["approximate"]))) == "found"
+    assert how_placed(paragraph(lacking_reason(["exact", "place"]) + " (seg)")) == "found"
+    assert how_placed(paragraph(DOCX_MEANING + "; the heading 'Approximate costs' holds 1 of the query's 3 content "
+                                               "terms")) == "meaning"
+    assert how_placed(paragraph(DOCX_MEANING + "; the heading “Not an exact place” opens the section")) == "meaning"
+    # a doubt said after the words still decides, and a reason saying nothing of the placing is approximate
+    assert how_placed(paragraph(lacking_reason(["approximate"]) + "; it names another table or figure than table 3 "
+                                                                  "asked: an approximate place")) == "approximate"
+    assert how_placed(paragraph("a plugin's own words: placed by meaning, it says")) == "approximate"
+
+
+def test_a_block_the_placing_chose_and_doubted_is_no_passage_box() -> None:
+    """review r29 finding 12: a heading's box the placing chose among the passage's blocks, then made approximate
+    (its words do not answer), was called a "passage box": it is one block's box, approximate."""
+    assert short_label(box(HEADING)) == "box · p.6 (approximate)"
+    assert locator_text(box(HEADING), numbers=False) == "box (approximate), p.6"
+    named = ("text layer match, coverage 1.00; this text block holds 1 of the query's 3 other words: an approximate "
+             "place; the query names page 6")
+    assert short_label(box(named)) == "box · p.6 (approximate)"
+    # the passage, and a box whose reason says nothing of a block chosen (another plugin's), stay passage boxes
+    assert locator_text(box(PASSAGE), numbers=False) == "passage box (approximate), p.6"
+    assert short_label(box("a plugin's own words")) == "passage box · p.6 (approximate)"

@@ -61,6 +61,21 @@ def test_a_chinese_word_named_lacking_is_no_cut_straddling_two_words() -> None:
     assert cjkwords.lacked_words("收益成本分析", normalize("每股收益: 2021: 1.07 营业成本: 2021: 1,038")) == ["分析"]
 
 
+def test_a_word_starting_with_a_particle_character_is_named_not_the_cut_beside_it() -> None:
+    """review r29 finding 1: 了解, 着手, 目的, 过程 start or end with 的地得了着过 like the cut 家的 does; the tie
+    between the two readings went to the reading holding the mis-cut (解和, 手下). A particle stands alone only after
+    a word it can follow: "如何|了" and "如何|着" are no reader's cut."""
+    training = normalize("员工可以通过培训使用安全系统")
+    assert cjkwords.lacked_words("员工如何了解和使用安全系统", training) == ["了解"]
+    assert cjkwords.lacked_words("员工了解和使用安全系统吗", training) == ["了解"]
+    assert cjkwords.lacked_words("如何着手下一阶段的工作", normalize("下一阶段的工作包括")) == ["着手"]
+    assert cjkwords.lacked_words("研究过程中发现了什么", normalize("研究中发现")) == ["过程"]
+    # a particle after a word it follows stands alone: "讨论|了|解决方案", not 了解 and a lone 决
+    assert cjkwords.lacked_words("讨论了解决方案吗", normalize("会议讨论了很多")) == ["解决", "方案"]
+    # the cut 家的 stays unnamed (test_markdown_units), as does 条规 (above)
+    assert cjkwords.lacked_words("用了哪几个国家的多少个流域的数据", normalize("流域面积的数据")) == ["国家"]
+
+
 def test_the_law_paragraph_holding_the_question_is_not_said_to_lack_a_cut(tmp_path: Path) -> None:
     loc = _locate(tmp_path, CHATCHAT, LAW_QUERY, LAW_EVIDENCE)
     assert loc.paragraph_index == 63, loc.reason

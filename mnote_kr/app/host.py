@@ -31,11 +31,11 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.scan import admitted
 from mnote_kr.core.workspace import (
     Workspace,
     bad_name,
     excluded_entries,
-    excluded_reason,
     find_workspace,
     innermost_root,
     shown_path,
@@ -432,14 +432,10 @@ class Host(HostIngest, HostStatus):
         """A record of a file the user took out with ``delete``, the file still on disk where a sync would send it
         (in an indexed root, in a flat root's own folder, not excluded by its rules): the record is what keeps it out
         (``sync`` and ``watch`` never send it again), so ``prune`` keeps it. Once the file is gone, its root removed
-        or the file excluded, no sync would send it, and the record goes (review r28 finding 9: kept forever)."""
+        or the file excluded, no sync would send it, and the record goes (review r28 finding 9: kept forever). "Where
+        a sync would send it" is the walk's own rule (``scan.admitted``: a folder no walk enters, node_modules, too)."""
         rel = entry.source_root_relative_path
-        if entry.stale_reason != USER_DELETED or excluded_reason(rel, roots):
-            return False
-        root = innermost_root(rel, roots)
-        if root is None or (not root.recursive and "/" in rel[len(root.root_relative_path):].strip("/")):
-            return False
-        return (self.root / rel).exists()
+        return entry.stale_reason == USER_DELETED and admitted(rel, roots) is not None and (self.root / rel).exists()
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""

@@ -59,9 +59,17 @@ FILE_WORDS = "whole file (no exact place found)"
 HINT_WORDS = "page known, place not found"
 
 
-#: How a degraded place was placed, read from its locator's reason (the placing's own words; ``how_placed``).
-_BY_MEANING = "placed by meaning"
-_FOUND_HERE = "the evidence was found here"
+#: How a degraded place was placed, read from its locator's reason by the placing's fixed clauses only (``how_placed``):
+#: a reason's clauses are split at "; ", what they quote taken out first (the words a place lacks, a heading's title:
+#: "not “approximate”" said nothing of how the place was placed, review r29 finding 6).
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|«[^»]*»|「[^」]*」")
+#: A clause starting so says how the placing chose the place (after the matcher's name, "semantic match: ").
+_BY_MEANING = re.compile(r"^(?:semantic match: )?placed by meaning\b")
+_FOUND_HERE = re.compile(r"^(?:semantic match: )?the evidence was found here\b")
+#: A clause starting so says the locator chose one block of the passage (its box is that block's, not the passage's).
+_CHOSEN = re.compile(r"^(?:semantic match: )?(?:placed by meaning|the evidence was found here|this text block holds)\b")
+#: A clause ending so (before an anchor's kind, " (seg)") made the claim approximate for a reason.
+_DOUBTED = re.compile(r"(?::|,) (?:an approximate place|not an exact place)(?: \([^()]*\))?$")
 #: What the placing says of every place it chose by meaning with few of the query's words: no other doubt.
 _USUAL = "it holds few of the query's words: an approximate place"
 Placed = Literal["exact", "meaning", "found", "approximate", "file"]
@@ -76,12 +84,25 @@ def how_placed(loc: Locator) -> Placed:
     kind = certainty(loc)
     if kind != "approximate":
         return kind
-    why = (loc.locator_reason or loc.reason or "").replace(_USUAL, "")
-    if "approximate" in why or "not an exact place" in why or "passage is cited" in why:
+    clauses = _clauses(loc)
+    if any(c != _USUAL and _DOUBTED.search(c) for c in clauses):
         return "approximate"
-    if _BY_MEANING in why:
+    if any(_BY_MEANING.match(c) for c in clauses):
         return "meaning"
-    return "found" if _FOUND_HERE in why else "approximate"
+    return "found" if any(_FOUND_HERE.match(c) for c in clauses) else "approximate"
+
+
+def _clauses(loc: Locator) -> list[str]:
+    """The clauses of ``loc``'s reason (split at "; "), what they quote taken out."""
+    return [c.strip() for c in _QUOTED.sub("", loc.locator_reason or loc.reason or "").split("; ")]
+
+
+def passage_box(loc: Locator) -> bool:
+    """An approximate box that is the passage's, not one block the locator chose in it (its reason says it chose one:
+    "this text block holds", "placed by meaning", "the evidence was found here"; a heading's box made approximate is
+    that heading's, review r29 finding 12). A reason saying nothing of a block chosen leaves it the passage's."""
+    return (loc.locator_precision == "bbox" and certainty(loc) == "approximate"
+            and not any(_CHOSEN.match(c) for c in _clauses(loc)))
 
 
 def placed_words(loc: Locator) -> str:
@@ -113,7 +134,8 @@ def paragraph_number(index: int) -> int:
 
 
 def precision_words(loc: Locator) -> str:
-    """The precision in words: ``exact box``, ``passage box (approximate)``, ``paragraph``,
+    """The precision in words: ``exact box``, ``passage box (approximate)``, ``box (approximate)`` (one block of
+    the passage, doubted: ``passage_box``), ``paragraph``,
     ``whole file (no exact place found)``, or ``whole file (page 5 known, place not found)``."""
     kind = certainty(loc)
     if kind == "file":
@@ -123,17 +145,20 @@ def precision_words(loc: Locator) -> str:
         if loc.locator_precision == "bbox":
             return f"box {PLACED_WORDS[how_placed(loc)]}"
         return _EXACT.get(loc.locator_precision, loc.locator_precision) + placed_words(loc)
+    if kind == "approximate" and loc.locator_precision == "bbox" and not passage_box(loc):
+        return "box (approximate)"
     table = _APPROXIMATE if kind == "approximate" else _EXACT
     return table.get(loc.locator_precision, loc.locator_precision)
 
 
 def short_label(loc: Locator) -> str:
     """The place in a few words, as a badge shows it: ``box · p.4``, ``passage box · p.4 (approximate)``,
+    ``box · p.4 (approximate)`` (one block of the passage, doubted),
     ``paragraph 13``, ``slide 3``, ``Sheet1!C2``, ``p.5 · place not found``, ``file only``."""
     approx = placed_words(loc)
     p = loc.locator_precision
     if p == "bbox" and loc.page is not None:
-        return (f"passage box · p.{loc.page}" if how_placed(loc) == "approximate" else f"box · p.{loc.page}") + approx
+        return (f"passage box · p.{loc.page}" if passage_box(loc) else f"box · p.{loc.page}") + approx
     if p == "slide" and loc.slide is not None:
         return f"slide {loc.slide}" + (" notes" if loc.speaker_notes else "") + approx
     if p == "cell" and loc.sheet is not None:
@@ -146,4 +171,5 @@ def short_label(loc: Locator) -> str:
 
 
 __all__ = ["FILE_WORDS", "HINT_WORDS", "PLACED_WORDS", "Certainty", "Placed", "certainty", "how_placed",
-           "is_approximate", "page_hint", "paragraph_number", "placed_words", "precision_words", "short_label"]
+           "is_approximate", "page_hint", "paragraph_number", "passage_box", "placed_words", "precision_words",
+           "short_label"]

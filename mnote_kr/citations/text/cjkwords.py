@@ -103,7 +103,7 @@ def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
     ``besides`` holds (normalised: the document's title, which names what every place of it is about). A line
     break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. The query is read
     both ways (``READ_BOTH_WAYS``): its words cut from the left and from the right, and the reading whose words the
-    place lacks fewer of names them (on a tie, the one with fewer words cut at a particle, then from the right):
+    place lacks fewer of names them (on a tie, the reading cut as a reader would, ``_miscuts``, then from the right):
     "核安全法第十六条规定了什么" read from the left
     cuts 条规 across 第十六条|规定, a word no reader sees, and a paragraph quoting "第十六条明确规定" lacks none
     read from the right (nc28b). Empty without ``WORDS_HELD`` or the dictionary."""
@@ -113,16 +113,47 @@ def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
     if not READ_BOTH_WAYS or not left:
         return left
     right = _lacked(query_words(query, backward=True), query, norm, besides)
-    return right if (len(right), _particled(right)) <= (len(left), _particled(left)) else left
+    if len(right) != len(left):
+        return right if len(right) < len(left) else left
+    return right if _miscuts(normalize(query), True) <= _miscuts(normalize(query), False) else left
 
 
-#: Structural particles: a word the dictionary cut with one at its edge ("家的" from "国|家的", read from the right) is
-#: rarely what a question asks; between two readings lacking as many words, the one with fewer such cuts names them.
+#: Structural and aspect particles: each follows a word (国家|的, 讨论|了, 研究|过), never standing alone after a
+#: question or function word, nor first in a run: "如何|了|解和" and "如何|着|手下" are no reader's cut,
+#: "如何|了解|和" is.
 _PARTICLES = frozenset("的地得了着过")
+#: Characters a reader sees standing alone in a question (particles, conjunctions, prepositions, adverbs, locatives,
+#: numerals, demonstratives): a lone character of any other kind is the piece a cut left over ("国|家的": 国).
+_LONE_CHARS = frozenset("的地得了着过和与及或并而且在是有为把被对从向于给让将就都也还又再很最更太不没别吗呢吧啊呀之其"
+                        "此各每该本这那哪谁何几多上中下内外前后里间旁一二三四五六七八九十百千万亿两第个")
 
 
-def _particled(words: Sequence[str]) -> int:
-    return sum(1 for w in words if w[0] in _PARTICLES or w[-1] in _PARTICLES)
+@functools.lru_cache(maxsize=256)
+def _miscuts(norm: str, backward: bool) -> tuple[int, int, int]:
+    """How far a reading of ``norm``'s Chinese runs (cut from the left, or from the right) is from a reader's, the
+    least first: its particles standing alone with nothing before them to follow (a run's start, a question or
+    function word, another particle); its lone characters of no ``_LONE_CHARS`` kind (国 of 国|家的, 决 of
+    讨论|了解|决|方案); its particles standing alone (了 of 员工|了|解和|使用, where 员工|了解|和|使用 keeps it in a
+    word). Every piece of either reading is a dictionary word (解和 and 家的 are headwords as much as 了解 and 国家),
+    and many words start or end with a particle (了解, 着手, 目的, 过程): neither tells the two apart."""
+    gloss = _headwords()
+    if not gloss:
+        return (0, 0, 0)
+    from mnote_kr.citations.text.crosslang import segment
+
+    stranded = lone = particles = 0
+    for run in _CJK_RUN.findall(norm):
+        pieces = segment(run, gloss, backward=backward)
+        for k, piece in enumerate(pieces):
+            if len(piece) > 1:
+                continue
+            if piece in _PARTICLES:
+                before = pieces[k - 1] if k else ""
+                stranded += not before or before in FUNCTION_WORDS or before in _PARTICLES
+                particles += 1
+            elif piece not in _LONE_CHARS:
+                lone += 1
+    return (stranded, lone, particles)
 
 
 #: A place lacks the words of the query's reading it holds best, cut from the left or from the right (False: from the

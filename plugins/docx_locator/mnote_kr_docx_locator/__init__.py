@@ -12,6 +12,8 @@ format-independent ``mnote_kr.citations.locate.textmatch``, run over the reader'
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -228,21 +230,26 @@ def document_model(path: str) -> DocumentModel | None:
     from .cache import load_docx
 
     doc = load_docx(path)
-    hit = _MODELS.get(path)
-    if hit is not None and hit[0] is doc:  # the same parse (an edited file is parsed anew: a new document)
-        return hit[1]
-    model = _model_of(doc)
+    with _MODELS_LOCK:  # the threaded server asks many at once (review r29 finding 10: an unlocked eviction failed one)
+        hit = _MODELS.get(path)
+        if hit is not None and hit[0] is doc:  # the same parse (an edited file is parsed anew: a new document)
+            _MODELS.move_to_end(path)
+            return hit[1]
+    model = _model_of(doc)  # built outside the lock: two threads may both build it, the last one's is kept
     if MODELS_MAX > 0:
-        _MODELS[path] = (doc, model)
-        while len(_MODELS) > MODELS_MAX:
-            del _MODELS[next(iter(_MODELS))]
+        with _MODELS_LOCK:
+            _MODELS[path] = (doc, model)
+            _MODELS.move_to_end(path)
+            while len(_MODELS) > MODELS_MAX:
+                _MODELS.popitem(last=False)
     return model
 
 
 #: Viewer models kept (0: built at every ask, as before round 28).
 MODELS_MAX = 8
-#: The last documents' viewer models, by path, with the parse each was built from.
-_MODELS: dict[str, tuple[object, DocumentModel]] = {}
+#: The last documents' viewer models, by path, with the parse each was built from: the least recently asked first.
+_MODELS: OrderedDict[str, tuple[object, DocumentModel]] = OrderedDict()
+_MODELS_LOCK = threading.Lock()
 
 
 def _model_of(doc: Any) -> DocumentModel:  # noqa: ANN401

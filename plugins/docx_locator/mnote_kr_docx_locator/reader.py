@@ -164,6 +164,7 @@ class _Walker:
         self.headings = HeadingTrail()
         self.toc_depth = 0
         self.contents = False  # the last paragraph with text was a contents line (``_PAGE_END``)
+        self.word_toc: set[int] = set()  # paragraphs Word marks as contents: a TOC style, field or content control
         self.table_depth = 0
         self.chars = 0
         self._names: dict[str, tuple[str, str]] = {}
@@ -310,6 +311,8 @@ class _Walker:
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None) or (
             not self.table_depth and _run_on_contents(own_text, self.contents))
+        if state["toc"]:
+            self.word_toc.add(len(self.paragraphs))
         if own_text.strip():
             self.contents = in_toc  # the paragraph before the next one with text is a contents line
         if in_toc or not own_text.strip() or self.table_depth:  # a table cell is never a heading
@@ -510,7 +513,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
     sheet = read_sheet(styles_root)  # the one walk of styles.xml: headings, numbering and notes read it
     walker = _Walker(read_styles(sheet), path, read_numbering(numbering_root, sheet), notes_for(notes, body, sheet))
     walker.walk(body)
-    close_contents(walker.paragraphs)  # a table of contents' title heads the contents only
+    close_contents(walker.paragraphs, walker.word_toc)  # a table of contents' title heads the contents only
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:
         if para.para_id and para.para_id not in doc.by_para_id:

@@ -85,3 +85,57 @@ def test_the_title_leaves_the_path_of_a_subsection_after_the_contents() -> None:
                  ("1 范围", 2, False), ("本标准规定了定期安全审查的要求。", 0, False))
     close_contents(paras)
     assert [p.heading_path for p in paras] == [("目录",), ("目录",), ("目录",), ("1 范围",), ("1 范围",)]
+
+
+def _made(*blocks: tuple[str, str]) -> bytes:
+    """A DOCX made with python-docx: (style, text) paragraphs, "Heading 1" a heading."""
+    import io
+
+    import docx
+
+    made = docx.Document()
+    for style, text in blocks:
+        if style.startswith("Heading"):
+            made.add_heading(text, level=int(style.split()[-1]))
+        else:
+            made.add_paragraph(text)
+    buf = io.BytesIO()
+    made.save(buf)
+    return buf.getvalue()
+
+
+def test_a_heading_over_lines_of_a_label_a_tab_and_a_number_keeps_its_body() -> None:
+    """review r29 finding 2: "Weight<tab>5" has the shape of a typed contents line; under a heading without a contents
+    name, such lines made it a contents title and its body lost the heading. Only Word's TOC styles or field make an
+    unnamed heading a contents title."""
+    data = _made(("Heading 1", "Specifications"), ("Normal", "Weight\t5"), ("Normal", "Height\t12"),
+                 ("Normal", "The device is rated for outdoor use in rain and snow."),
+                 ("Normal", "Its housing is sealed to IP67."), ("Heading 1", "Warranty"),
+                 ("Normal", "Two years from purchase."))
+    paras = parse_docx_bytes(data, "/tmp/specs.docx").paragraphs
+    body = [p for p in paras if p.text.startswith(("The device", "Its housing"))]
+    assert len(body) == 2 and all(p.heading_path == ("Specifications",) for p in body), \
+        [(p.text, p.heading_path) for p in body]
+    assert next(p for p in paras if p.text == "Two years from purchase.").heading_path == ("Warranty",)
+    # a heading naming its contents still titles typed contents lines only
+    data = _made(("Heading 1", "Contents"), ("Normal", "Scope\t1"), ("Normal", "Terms\t3"),
+                 ("Normal", "This standard sets the review's requirements."))
+    paras = parse_docx_bytes(data, "/tmp/std.docx").paragraphs
+    assert next(p for p in paras if p.text.startswith("This standard")).heading_path == ()
+
+
+def test_an_unnamed_heading_titles_word_contents_but_a_chapter_keeps_its_own_contents() -> None:
+    """Word's TOC lines (``word_toc``) under an unnamed heading make it a contents title; a chapter heading whose
+    Word mini-TOC lists the subsections styled after it heads them still."""
+    paras = _doc(("Overview of this report", 1, False), ("Budget\t2", 0, True), ("Staff\t4", 0, True),
+                 ("The budget grew by a tenth.", 0, False))
+    close_contents(paras, word_toc={1, 2})
+    assert paras[3].heading_path == ()
+    paras = _doc(("Overview of this report", 1, False), ("Budget\t2", 0, True), ("Staff\t4", 0, True),
+                 ("The budget grew by a tenth.", 0, False))
+    close_contents(paras)  # typed lines only: no contents title
+    assert paras[3].heading_path == ("Overview of this report",)
+    paras = _doc(("Chapter 2 Pumps", 1, False), ("2.1 Seals\t7", 0, True), ("2.2 Bearings\t9", 0, True),
+                 ("2.1 Seals", 2, False), ("Seals are replaced yearly.", 0, False))
+    close_contents(paras, word_toc={1, 2})
+    assert paras[4].heading_path == ("Chapter 2 Pumps", "2.1 Seals")

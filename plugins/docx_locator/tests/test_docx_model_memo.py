@@ -25,3 +25,45 @@ def test_a_docx_viewer_model_is_built_once_per_parse() -> None:
     assert fresh is not model and fresh == model
     assert any(p.label for p in fresh.paragraphs)  # the labels a quote takes are there
     assert hashlib.sha256(CHATCHAT.read_bytes()).digest() == before
+
+
+def test_searches_on_many_threads_each_get_their_model_while_the_memo_evicts(monkeypatch) -> None:  # noqa: ANN001
+    """review r29 finding 10: the threaded HTTP server asks models of many DOCX at once; the memo's eviction was
+    unlocked, and two threads evicting the same oldest entry made one search fail (a KeyError, or "dictionary changed
+    size during iteration"). Eight threads ask models of 64 documents, many more than the memo keeps, while the
+    interpreter switches threads as often as it can."""
+    import sys
+    import threading
+    import types
+
+    import mnote_kr_docx_locator as docx
+    from mnote_kr_docx_locator import cache as docx_cache_module
+
+    docs = {f"/none/f{k}.docx": types.SimpleNamespace(paragraphs=[]) for k in range(64)}
+    monkeypatch.setattr(docx_cache_module, "load_docx", lambda path: docs[path])
+    paths = list(docs)
+    failures: list[BaseException] = []
+    asked: list[int] = []
+
+    def ask(first: int) -> None:
+        try:
+            for k in range(4000):
+                path = paths[(first * 8 + k) % len(paths)]
+                model = docx.document_model(path)
+                assert model is not None and model.kind == "paragraphs"
+            asked.append(first)
+        except BaseException as exc:  # noqa: BLE001 - any failure of a search is the finding
+            failures.append(exc)
+
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often: the unlocked eviction's race shows
+    try:
+        threads = [threading.Thread(target=ask, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+    finally:
+        sys.setswitchinterval(switch)
+    assert not failures, failures[:3]
+    assert sorted(asked) == list(range(8))
