@@ -305,7 +305,8 @@ def _shown(p: ModelParagraph) -> tuple[int, int] | None:
 
 def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
     body = _marked(p.text, loc, span=_shown(p))
-    boxes = "".join(f'<div class="textbox" role="note">{escape(t)}</div>' for t in p.textboxes if t.strip())
+    boxes = "".join(f'<div class="textbox" role="note">{escape(displayable(t))}</div>' for t in p.textboxes
+                    if t.strip())
     return body + boxes
 
 
@@ -536,7 +537,7 @@ def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, head
                 marked = 'class="cited approx" ' if approx else 'class="cited" '
                 attrs = ('id="hl" ' if first else "") + marked + attrs
                 first = False
-            tds.append(f"<td {attrs}>{escape(text.get((r, col), ''))}</td>")
+            tds.append(f"<td {attrs}>{escape(displayable(text.get((r, col), '')))}</td>")
         body.append(f'<tr><th scope="row">{r}</th>{"".join(tds)}</tr>')
     return (f'<div class="sheet-wrap"><table class="sheet" data-sheet="{escape(sheet.name)}">'
             f'<thead><tr><th class="corner"></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
