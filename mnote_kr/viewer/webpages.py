@@ -27,6 +27,7 @@ from mnote_kr.citations.render.precision import (
 from mnote_kr.models import (
     Citation,
     DocumentModel,
+    IssuedQuote,
     Locator,
     ModelParagraph,
     ModelShape,
@@ -48,20 +49,20 @@ def view_url(citation_id: str, **query: str | int) -> str:
     return url + ("?" + urlencode(query) if query else "")
 
 
-def issue_param(search_query: str) -> dict[str, str]:
-    """``?issue=`` of the search for ``search_query`` (none without a query): the viewer opens an ID as that
-    search showed it (its places, its way back), whichever search printed the ID since."""
-    return {"issue": issue_key(search_query)} if search_query.strip() else {}
+def issue_param(c: Citation | IssuedQuote) -> dict[str, str]:
+    """``?issue=`` of the search that issued ``c`` (its ``issue``, else its query's key; none without a query):
+    the viewer opens an ID as that search showed it (its places, its way back), whichever search printed it since."""
+    return {"issue": c.issue or issue_key(c.search_query)} if c.search_query.strip() else {}
 
 
 def view_url_of(c: Citation, **query: str | int) -> str:
     """``view_url`` of ``c`` on the issue the page shows: stepping never leaves its search."""
-    return view_url(c.citation_id, **issue_param(c.search_query), **query)
+    return view_url(c.citation_id, **issue_param(c), **query)
 
 
 def _open_action(c: Citation) -> str:
     """``POST /view/{id}/open`` (the system viewer), keeping the issue for the page it comes back to."""
-    issue = issue_param(c.search_query)
+    issue = issue_param(c)
     return view_url(c.citation_id) + "/open" + ("?" + urlencode(issue) if issue else "")
 
 
@@ -258,7 +259,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = _step_nav(c, "page", shown, total, extra)
     hidden = "".join(f'<input type="hidden" name="{k}" value="{escape(str(v))}">'
-                     for k, v in {**issue_param(c.search_query), **extra}.items())
+                     for k, v in {**issue_param(c), **extra}.items())
     nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
                '<button type="submit">go</button></form>')
