@@ -154,12 +154,13 @@ def test_pressing_n_on_each_searchs_viewer_url_highlights_its_own_next_place(two
         context.close()
 
 
-def test_each_issue_keeps_its_own_places_through_the_record_and_open_lists_only_query_and_quote(two_searches) -> None:
+def test_each_issue_keeps_its_own_places_through_the_record_and_open_lists_each_searchs_key(two_searches) -> None:
     server, idx, first, second = two_searches
     host = server.host
     # A third search sees the place with another highlight: its locator is kept beside the latest's.
     loc = msgspec.structs.replace(first.locator, highlight=None)
-    third = msgspec.structs.replace(second, search_query="third", locator=loc, locator_precision=loc.locator_precision)
+    third = msgspec.structs.replace(second, search_query="third", issue=issue_key("third"), locator=loc,
+                                    locator_precision=loc.locator_precision)
     record = idrecord.record_of(third, "h", idrecord.history(idrecord.issue_of(third), [
         idrecord.issue_of(second), idrecord.issue_of(first)]))
     back = idrecord.decode(idrecord.pack([record])[0][0] + idrecord.pack([record])[1], record.id)
@@ -172,5 +173,7 @@ def test_each_issue_keeps_its_own_places_through_the_record_and_open_lists_only_
     old = msgspec.msgpack.encode({"searchQuery": Q1, "displayQuote": "q", "issuedAt": ""})
     assert idrecord.issue_for([msgspec.msgpack.decode(old, type=idrecord.Issue)], issue_key(Q1)) is None
     plan = msgspec.to_builtins(host.open(first.citation_id))
-    assert all(set(i) == {"searchQuery", "displayQuote", "issuedAt"} for i in plan["issues"])  # the contract as it was
-    assert [i["searchQuery"] for i in plan["issues"]] == [Q2, Q1, QUERY]
+    # query, quote, time and the search's key (no places); viewerUrl is the served surfaces' (HTTP, CLI, MCP)
+    assert all(set(i) == {"searchQuery", "displayQuote", "issuedAt", "issue", "viewerUrl"} for i in plan["issues"])
+    assert [(i["searchQuery"], i["issue"], i["viewerUrl"]) for i in plan["issues"]] == [
+        (Q2, issue_key(Q2), None), (Q1, issue_key(Q1), None), (QUERY, issue_key(QUERY), None)]

@@ -102,7 +102,7 @@ def test_place_json_moves_a_docx_in_place_and_gives_a_pdf_its_page(web_site) -> 
         assert h is not None and got["highlight"] == {"start": h.start, "end": h.end}
         assert f'<span class="cid">{docx.citation_id}</span>' in got["headHtml"]
         assert "mainHtml" not in got  # the document is not sent again
-        assert got["viewerPath"] == webpages.view_url(docx.citation_id)
+        assert got["viewerPath"] == webpages.view_url(docx.citation_id, issue=docx.issue or "")  # its search's
 
         got = _place(client, pdf.citation_id, pdf.citation_id).json()
         assert got["sameDocument"] is True and got["kind"] == "pages" and got["page"] == pdf.locator.page == 1
@@ -111,7 +111,7 @@ def test_place_json_moves_a_docx_in_place_and_gives_a_pdf_its_page(web_site) -> 
 
         other = _place(client, pdf.citation_id, docx.citation_id).json()  # another file: the shell loads it
         assert other["sameDocument"] is False and "mainHtml" not in other and "headHtml" not in other
-        assert other["viewerPath"] == webpages.view_url(pdf.citation_id)
+        assert other["viewerPath"] == webpages.view_url(pdf.citation_id, issue=pdf.issue or "")
 
         unplaced = msgspec.structs.replace(docx, citation_id="[fq7x]", locator_precision="file", locator_degraded=True,
                                            locator=Locator(locator_precision="file", locator_degraded=True))

@@ -251,7 +251,7 @@ def test_a_bad_or_foreign_citation_fails_and_changes_nothing(shell, site: Site) 
     assert malformed["type"] == "failed" and malformed["reason"] == "bad_request"
     elsewhere = _post(shell, site.pdf.citation_id, "b3")  # another file: the shell loads it itself
     assert elsewhere["type"] == "failed" and elsewhere["reason"] == "other_document"
-    assert elsewhere["viewerPath"] == view_url(site.pdf.citation_id)
+    assert elsewhere["viewerPath"] == view_url(site.pdf.citation_id, issue=site.pdf.issue or "")  # its search
     _same_document(shell, opened)
     assert shell.evaluate("() => [...document.querySelectorAll('.para.cited')].map(e => +e.dataset.paragraphIndex)"
                           ) == [site.idx["target"]]

@@ -17,8 +17,9 @@ from pathlib import Path
 import httpx
 from mnote_kr_testkit.fakes import fake_host
 
+from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.server.app import ApiServer
-from mnote_kr.viewer.webpages import issue_param, view_url
+from mnote_kr.viewer.webpages import view_url
 from tests.cli_helpers import cli_env
 
 #: The cited paragraph as the page renders it (its highlight, when it has one, around its words).
@@ -41,7 +42,7 @@ SEARCH = "quillwort pump"
 
 def _viewer_path(cid: str) -> str:
     """The viewer's path ``open --show`` names: on the issue of the search that printed the ID (its places)."""
-    return view_url(cid, **issue_param(SEARCH))
+    return view_url(cid, issue=issue_key(SEARCH))
 
 
 def _recorder(tmp_path: Path) -> tuple[str, Path]:

@@ -254,8 +254,10 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
 
 
 def tool_open_reference(host: Host, args: OpenReferenceInput) -> OpenPlan:
-    """The open-reference tool: ``Host.open`` without the evidence text."""
-    return agent_open_plan(host.open(args.citation_id))
+    """The open-reference tool: ``Host.open`` without the evidence text, each search's ``viewerUrl`` with it."""
+    from mnote_kr.server.viewerlinks import plan_with_viewer_urls, serve_url
+
+    return agent_open_plan(plan_with_viewer_urls(host.open(args.citation_id), serve_url(host)))
 
 
 def tool_ingest(host: Host, args: IngestInput) -> IngestReport:

@@ -363,9 +363,12 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 
         show_viewer(obj.host(), citation, linger_s=linger, wait=wait)
         return
-    plan = obj.host().open(citation)
+    host = obj.host()
+    plan = host.open(citation)
     if as_json:
-        emit_json(plan)
+        from mnote_kr.server import viewerlinks
+
+        emit_json(viewerlinks.plan_with_viewer_urls(plan, viewerlinks.serve_url(host)))
         return
     from mnote_kr.citations.render.cards import render_open
 

@@ -324,6 +324,9 @@ class Citation(Frozen, frozen=True, kw_only=True):
     alternatives: list[Place] = []
     #: ``http://127.0.0.1:PORT/view/ID`` while ``mnote-kr serve`` runs for the workspace (no secret in it).
     viewer_url: str | None = None
+    #: The key of the search that issued it (``render.ids.issue_key`` of its query, mode and scope): the
+    #: ``issue`` of its ``viewerUrl`` and of a shell's ``mnote-kr.locate`` message. Null until issued.
+    issue: str | None = None
 
 
 #: Places of a file shown behind its first one (``Citation.alternatives``).

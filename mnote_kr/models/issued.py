@@ -16,3 +16,8 @@ class IssuedQuote(Frozen, frozen=True, kw_only=True):
     search_query: str
     display_quote: str | None = None
     issued_at: str = ""
+    #: The search's issue key (``render.ids.issue_key`` of its query, mode and scope): ``/view/ID?issue=KEY``
+    #: opens the ID as this search showed it (its places, its way back).
+    issue: str | None = None
+    #: ``http://127.0.0.1:PORT/view/ID?issue=KEY`` while ``mnote-kr serve`` runs for the workspace, else null.
+    viewer_url: str | None = None

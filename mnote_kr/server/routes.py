@@ -304,7 +304,7 @@ def open_reference(api: Api, body: OpenReferenceRequest) -> tuple[int, Any]:
     citation = body.citation_id.strip()
     if not citation:
         raise UsageError("Empty citationId")
-    return 200, api.host.open(citation)
+    return 200, viewerlinks.plan_with_viewer_urls(api.host.open(citation), api.url or None)
 
 
 def delete_source(api: Api, body: DeleteSourceRequest) -> tuple[int, Any]:

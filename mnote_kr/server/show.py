@@ -93,7 +93,7 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
     seconds).
     """
     plan = host.open(citation_id)
-    query = plan.open_action.search_query  # the latest search's issue: its places, whichever search comes next
+    issue = plan.issues[0].issue if plan.issues else None  # the latest search's: its places, whichever comes next
     found = running_server(host)
     if found is None and browser and not wait and not browser_available():
         from mnote_kr.errors import UsageError
@@ -102,7 +102,7 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
                          "workspace", hint=f"run 'mnote-kr open \"{plan.citation_id}\" --show --wait' to serve the "
                          "viewer from here and open the URL it prints yourself, or start 'mnote-kr serve'")
     if found is not None:
-        url = _sign_in_url(found, webpages.view_url(plan.citation_id, **webpages.issue_param(query)))
+        url = _sign_in_url(found, webpages.view_url(plan.citation_id, **({"issue": issue} if issue else {})))
         print(url, file=out, flush=True)
         if browser:
             _open_browser(url, err)
@@ -111,7 +111,7 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
     from mnote_kr.viewer import web
 
     server = ApiServer(host)
-    url = web.viewer_url(server, plan.citation_id, query)
+    url = web.viewer_url(server, plan.citation_id, issue)
     server.start()
     try:
         print(url, file=out, flush=True)

@@ -24,9 +24,10 @@ from mnote_kr.viewer.webpages import issue_param, view_url
 
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
-    from mnote_kr.models import AgentQueryResult, Citation, SearchResults
+    from mnote_kr.models import AgentQueryResult, Citation, OpenPlan, SearchResults
 
-__all__ = ["serve_url", "with_viewer_urls", "answer_with_viewer_urls", "search_with_viewer_urls"]
+__all__ = ["answer_with_viewer_urls", "plan_with_viewer_urls", "search_with_viewer_urls", "serve_url",
+           "with_viewer_urls"]
 
 
 def serve_url(host: Host) -> str | None:
@@ -42,8 +43,8 @@ def with_viewer_urls(citations: list[Citation], base: str | None) -> list[Citati
     if not base:
         return citations
     replace = msgspec.structs.replace
-    return [replace(c, viewer_url=base + view_url(c.citation_id, **issue_param(c.search_query)),
-                    alternatives=[replace(a, viewer_url=base + view_url(a.citation_id, **issue_param(c.search_query)))
+    return [replace(c, viewer_url=base + view_url(c.citation_id, **issue_param(c)),
+                    alternatives=[replace(a, viewer_url=base + view_url(a.citation_id, **issue_param(c)))
                                   for a in c.alternatives])
             for c in citations]
 
@@ -53,6 +54,16 @@ def search_with_viewer_urls(results: SearchResults, base: str | None) -> SearchR
     if base:
         results.results = with_viewer_urls(results.results, base)
     return results
+
+
+def plan_with_viewer_urls(plan: OpenPlan, base: str | None) -> OpenPlan:
+    """An open plan whose ``issues`` each carry ``viewerUrl``: the ID as that search showed it (its ``issue``),
+    so a shell or a note opens an older search's places, not only the latest's (the same plan when no ``base``)."""
+    if not base:
+        return plan
+    replace = msgspec.structs.replace
+    return replace(plan, issues=[replace(i, viewer_url=base + view_url(plan.citation_id, **issue_param(i)))
+                                 for i in plan.issues])
 
 
 def answer_with_viewer_urls(result: AgentQueryResult, base: str | None) -> AgentQueryResult:

@@ -6,15 +6,21 @@
   glyph. The server serves it at :data:`ROUTE` (from this machine, never a network) and
   ``viewer.css`` declares it with ``@font-face`` and a ``unicode-range``, so the browser fetches it
   only for a page that has such text and uses the system's own fonts for everything else.
-* **Symbol bullets.** Word writes many bullets as private-use code points of the Symbol and
-  Wingdings fonts (U+F0B7 is Symbol's bullet); no Unicode font has them, so they show as boxes in
-  any browser. :func:`displayable` maps the common ones to their Unicode characters, one code
-  point for one, so the locator's highlight offsets still fit the text.
+* **Symbol bullets and Wingdings boxes.** Word and PDF text layers write many bullets and a form's
+  boxes as private-use code points of the Symbol and Wingdings fonts (U+F0B7 is Symbol's bullet,
+  U+F0FE Wingdings' ☑); no Unicode font has them, so they show as boxes in any browser.
+  :func:`displayable` maps the common bullets to their Unicode characters, and every other one to the
+  character a quote shows for it (``copyable.symbol_bullets``: ☐ ☑ ☒ ◻ in a form, the Symbol font's
+  Greek in a formula, 〓 for a glyph no font has), one code point for one, so the locator's highlight
+  offsets still fit the text.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from mnote_kr.citations.cleaning.copyable import symbol_bullets
+from mnote_kr.citations.cleaning.symbolfont import PRIVATE_USE_RE
 
 __all__ = ["ROUTE", "displayable", "missing_font_notice", "webfont"]
 
@@ -45,8 +51,14 @@ def webfont() -> Path | None:
 
 
 def displayable(text: str) -> str:
-    """``text`` with Symbol/Wingdings private-use bullets as Unicode characters (same length)."""
-    return text.translate(_SYMBOL_BULLETS)
+    """``text`` with private-use code points as the characters they draw (same length): the common Symbol and
+    Wingdings bullets as the viewer has always shown them, any other as the quotes show it (a form's ☑ ☒ ☐)."""
+    if PRIVATE_USE_RE.search(text) is None:
+        return text
+    drawn = symbol_bullets(text)  # one for one: the quotes' reading of the whole paragraph (a form, a formula)
+    if len(drawn) != len(text):
+        return text.translate(_SYMBOL_BULLETS)
+    return "".join(_SYMBOL_BULLETS.get(ord(a), b) for a, b in zip(text, drawn, strict=True))
 
 
 # PDF's 14 standard fonts: every reader brings them (PDFium has them built in), none is missing.

@@ -1,8 +1,9 @@
 """Moving an open viewer to another citation without reloading it (``docs/http-api.md``, "A shell's viewer").
 
 A shell that keeps a document open asks the viewer's page to show another citation by
-``postMessage`` (``static/shell.js``). The page fetches ``GET /view/{id}/place.json?from={its id}``
-(same session as the page) and moves what it shows:
+``postMessage`` (``static/shell.js``). The page fetches ``GET /view/{id}/place.json?from={its id}&issue={key}``
+(same session as the page; ``issue``, the message's: the ID as that search showed it, its places and way back;
+the latest search's without one) and moves what it shows:
 
 * ``sameDocument`` false: the citation is in another file (or ``from`` is unknown); the page
   does nothing and tells the shell, which loads ``viewerPath`` instead;
@@ -32,25 +33,26 @@ def _main_of(page_html: str) -> str:
     return page_html.split("<main>", 1)[1].rsplit("</main>", 1)[0]
 
 
-def _laid_out(c: Citation, model: DocumentModel, scale: float, version: str) -> str:
+def _laid_out(c: Citation, model: DocumentModel, scale: float, version: str, note: str | None) -> str:
     loc = c.locator
     if model.kind == "pages":
         # a box's page, or the page a file citation knew without its place (``pageHint``)
         cited = loc.page if loc.locator_precision == "bbox" and loc.page else page_hint(loc) or 1
         shown = cited if 1 <= cited <= len(model.pages) else 1
-        return webpages.pdf_viewer(c, model, shown, scale, version)
+        return webpages.pdf_viewer(c, model, shown, scale, version, note=note)
     if model.kind == "slides":
         cited = loc.slide if loc.locator_precision == "slide" and loc.slide else 1
-        return webpages.slide_viewer(c, model, cited if 1 <= cited <= len(model.slides) else 1)
-    return webpages.sheet_viewer(c, model)
+        return webpages.slide_viewer(c, model, cited if 1 <= cited <= len(model.slides) else 1, note=note)
+    return webpages.sheet_viewer(c, model, note=note)
 
 
 def place_payload(c: Citation, model: DocumentModel | None, *, same_document: bool, scale: float,
-                  version: str) -> dict[str, Any]:
-    """What ``shell.js`` needs to show citation ``c`` in the page that shows ``from`` (see the module doc)."""
+                  version: str, note: str | None = None) -> dict[str, Any]:
+    """What ``shell.js`` needs to show citation ``c`` in the page that shows ``from`` (see the module doc): ``c``
+    as the search the page was asked for showed it (``issue``), or the newest with ``note`` saying why."""
     loc = c.locator
     out: dict[str, Any] = {"citationId": c.citation_id, "sameDocument": same_document,
-                           "viewerPath": webpages.view_url(c.citation_id),
+                           "viewerPath": webpages.view_url_of(c), "issue": webpages.issue_param(c).get("issue"),
                            "sourceRootRelativePath": c.source_root_relative_path,
                            "locatorPrecision": c.locator_precision, "page": None, "paragraphIndex": None,
                            "highlight": None, "title": f"{c.citation_id} {c.source_root_relative_path} · mnote-kr"}
@@ -67,9 +69,9 @@ def place_payload(c: Citation, model: DocumentModel | None, *, same_document: bo
         if cited is not None and h is not None and 0 <= h.start < h.end <= len(text):
             out["highlight"] = {"start": h.start, "end": h.end}
         out["paragraphIndex"] = cited
-        out["headHtml"] = webpages._viewer_head(c, webpages.place_banner(loc, cited is not None), None)
+        out["headHtml"] = webpages._viewer_head(c, webpages.place_banner(loc, cited is not None), None, note=note)
         return out
     if loc.locator_precision == "bbox":
         out["page"] = loc.page
-    out["mainHtml"] = _main_of(_laid_out(c, model, scale, version))
+    out["mainHtml"] = _main_of(_laid_out(c, model, scale, version, note))
     return out

@@ -165,10 +165,10 @@ def entry_url(api: Any, path: str = "/") -> str:
     return signin.with_code(api.url, path, state(api).codes.mint())
 
 
-def viewer_url(api: Any, citation_id: str, search_query: str = "") -> str:
-    """The viewer's URL for a citation, with a new sign-in code (``mnote-kr open ID --show``), on the issue of
-    the search for ``search_query`` when one is given."""
-    return entry_url(api, webpages.view_url(citation_id, **webpages.issue_param(search_query)))
+def viewer_url(api: Any, citation_id: str, issue: str | None = None) -> str:
+    """The viewer's URL for a citation, with a new sign-in code (``mnote-kr open ID --show``), on the search with
+    key ``issue`` when one is given."""
+    return entry_url(api, webpages.view_url(citation_id, **({"issue": issue} if issue else {})))
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -408,12 +408,13 @@ def _font_notice(host: Host, path: Path, page: int) -> str | None:
 
 
 def _place(reply: Reply, host: Host, cid: str, query: dict[str, list[str]]) -> None:
-    """``/view/{id}/place.json?from=ID``: where citation ``id`` is, for the page showing ``from`` (relocate.py)."""
+    """``/view/{id}/place.json?from=ID&issue=KEY``: where citation ``id`` is, as the search with key ``issue``
+    showed it (its places, its way back; the newest without one), for the page showing ``from`` (relocate.py)."""
     def error(status: int, code: str, message: str) -> None:
         reply.send(status, msgspec.json.encode({"error": {"code": code, "message": message}}), "application/json")
 
     try:
-        src = _source(host, cid)
+        src = _source(host, cid, _issue(query))
     except _Gone as gone:
         error(410, "gone", gone.reason)
         return
@@ -428,7 +429,7 @@ def _place(reply: Reply, host: Host, cid: str, query: dict[str, list[str]]) -> N
     same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path
     model = host.plugins.document_model(str(src.path)) if same else None
     payload = relocate.place_payload(src.citation, model, same_document=same, scale=DEFAULT_SCALE,
-                                     version=src.version)
+                                     version=src.version, note=src.note)
     reply.send(200, msgspec.json.encode(payload), "application/json")
 
 

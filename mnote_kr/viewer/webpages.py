@@ -27,6 +27,7 @@ from mnote_kr.citations.render.precision import (
 from mnote_kr.models import (
     Citation,
     DocumentModel,
+    IssuedQuote,
     Locator,
     ModelParagraph,
     ModelShape,
@@ -48,20 +49,20 @@ def view_url(citation_id: str, **query: str | int) -> str:
     return url + ("?" + urlencode(query) if query else "")
 
 
-def issue_param(search_query: str) -> dict[str, str]:
-    """``?issue=`` of the search for ``search_query`` (none without a query): the viewer opens an ID as that
-    search showed it (its places, its way back), whichever search printed the ID since."""
-    return {"issue": issue_key(search_query)} if search_query.strip() else {}
+def issue_param(c: Citation | IssuedQuote) -> dict[str, str]:
+    """``?issue=`` of the search that issued ``c`` (its ``issue``, else its query's key; none without a query):
+    the viewer opens an ID as that search showed it (its places, its way back), whichever search printed it since."""
+    return {"issue": c.issue or issue_key(c.search_query)} if c.search_query.strip() else {}
 
 
 def view_url_of(c: Citation, **query: str | int) -> str:
     """``view_url`` of ``c`` on the issue the page shows: stepping never leaves its search."""
-    return view_url(c.citation_id, **issue_param(c.search_query), **query)
+    return view_url(c.citation_id, **issue_param(c), **query)
 
 
 def _open_action(c: Citation) -> str:
     """``POST /view/{id}/open`` (the system viewer), keeping the issue for the page it comes back to."""
-    issue = issue_param(c.search_query)
+    issue = issue_param(c)
     return view_url(c.citation_id) + "/open" + ("?" + urlencode(issue) if issue else "")
 
 
@@ -258,7 +259,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = _step_nav(c, "page", shown, total, extra)
     hidden = "".join(f'<input type="hidden" name="{k}" value="{escape(str(v))}">'
-                     for k, v in {**issue_param(c.search_query), **extra}.items())
+                     for k, v in {**issue_param(c), **extra}.items())
     nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
                '<button type="submit">go</button></form>')
@@ -305,7 +306,8 @@ def _shown(p: ModelParagraph) -> tuple[int, int] | None:
 
 def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
     body = _marked(p.text, loc, span=_shown(p))
-    boxes = "".join(f'<div class="textbox" role="note">{escape(t)}</div>' for t in p.textboxes if t.strip())
+    boxes = "".join(f'<div class="textbox" role="note">{escape(displayable(t))}</div>' for t in p.textboxes
+                    if t.strip())
     return body + boxes
 
 
@@ -536,7 +538,7 @@ def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, head
                 marked = 'class="cited approx" ' if approx else 'class="cited" '
                 attrs = ('id="hl" ' if first else "") + marked + attrs
                 first = False
-            tds.append(f"<td {attrs}>{escape(text.get((r, col), ''))}</td>")
+            tds.append(f"<td {attrs}>{escape(displayable(text.get((r, col), '')))}</td>")
         body.append(f'<tr><th scope="row">{r}</th>{"".join(tds)}</tr>')
     return (f'<div class="sheet-wrap"><table class="sheet" data-sheet="{escape(sheet.name)}">'
             f'<thead><tr><th class="corner"></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')

@@ -173,7 +173,9 @@ def issued_as(host: Host, citation_id: str, key: str | None) -> tuple[Citation, 
     if found is None:
         return None
     citation, source_hash, issues = found
-    if key is None or key == issue_key(citation.search_query):
+    if citation.issue is None:
+        citation = msgspec.structs.replace(citation, issue=issue_key(citation.search_query))
+    if key is None or key == citation.issue:
         return citation, source_hash, True
     issue = idrecord.issue_for(issues, key)
     if issue is None or issue.alternatives is None or issue.locator is None:
@@ -181,7 +183,8 @@ def issued_as(host: Host, citation_id: str, key: str | None) -> tuple[Citation, 
     loc = issue.locator
     return msgspec.structs.replace(
         citation, search_query=issue.search_query, display_quote=issue.display_quote, alternatives=issue.alternatives,
-        locator=loc, locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded), source_hash, True
+        locator=loc, locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
+        issue=key), source_hash, True
 
 
 def _lookup(host: Host, citation_id: str) -> tuple[Citation, str, list[idrecord.Issue]] | None:
@@ -301,9 +304,12 @@ def _plain(found: Citation) -> Citation:
 # --------------------------------------------------------------------------- issuing
 
 
-def remember(host: Host, citations: list[Citation], registry: Registry | None = None) -> list[Citation]:
+def remember(host: Host, citations: list[Citation], registry: Registry | None = None,
+             issue: str | None = None) -> list[Citation]:
     """Keep issued citations so ``open`` works across processes, each with its file's content hash
-    in ``registry`` (the one the citations were built from; by default the host's now).
+    in ``registry`` (the one the citations were built from; by default the host's now), and the key of the
+    search that issued them (``issue``: ``render.ids.issue_key`` of its query, mode and scope; by default each
+    citation's query's: a search in the default mode over the whole library).
 
     Returns the citations as issued: one whose ID the store (or, with the log off, this process)
     holds for another place gets an ID of its own (``RENAMED_LENGTH`` characters, deterministic for
@@ -311,6 +317,7 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     """
     if not citations:
         return citations
+    citations = [msgspec.structs.replace(c, issue=issue or issue_key(c.search_query)) for c in citations]
     reg = registry if registry is not None else host.registry()
     hashes = [_source_hash(reg, c) for c in citations]
     places = [idrecord.place_of(c) for c in citations]
@@ -385,19 +392,19 @@ def _write(put: Callable[..., Any], rows: Sequence[tuple[str, int, idrecord.Reco
         put([(cid, place, slot) for (cid, place, _), slot in zip(part, slots, strict=True)], shared)
 
 
-def remember_shown(host: Host, shown: list[Citation], folded: list[Citation],
-                   registry: Registry) -> tuple[list[Citation], list[Citation]]:
+def remember_shown(host: Host, shown: list[Citation], folded: list[Citation], registry: Registry,
+                   issue: str | None = None) -> tuple[list[Citation], list[Citation]]:
     """:func:`remember` for a search's citations and the places folded into them (their alternatives)."""
-    issued_now = remember(host, shown + folded, registry)
+    issued_now = remember(host, shown + folded, registry, issue)
     return issued_now[:len(shown)], issued_now[len(shown):]
 
 
-def remember_grounded(host: Host, citations: list[Citation], answer: str,
-                      sentences: list[GroundedSentence]) -> tuple[str, list[GroundedSentence]]:
+def remember_grounded(host: Host, citations: list[Citation], answer: str, sentences: list[GroundedSentence],
+                      issue: str | None = None) -> tuple[str, list[GroundedSentence]]:
     """:func:`remember` for the places an answer's sentences cite; a renamed ID is renamed in the
     answer's markers and sentences too (the IDs of ``citations`` are distinct: one result's)."""
     renames = {old.citation_id: new.citation_id
-               for old, new in zip(citations, remember(host, citations), strict=True)
+               for old, new in zip(citations, remember(host, citations, issue=issue), strict=True)
                if old.citation_id != new.citation_id}
     if not renames:
         return answer, sentences

@@ -38,13 +38,14 @@ from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.models import Citation, CitationDiagnostics, IssuedQuote, Locator, Place
 
 __all__ = ["MAX_ISSUES", "PACK_MAX", "ZLIB_LEVEL", "Issue", "Record", "decode", "encode", "history", "issue_for",
-           "issue_of", "issues", "pack", "place_of", "plain", "record_of", "to_citation"]
+           "issue_of", "issues", "key_of", "pack", "place_of", "plain", "record_of", "to_citation"]
 
 
 class Issue(IssuedQuote, frozen=True, kw_only=True, omit_defaults=True):
     """One search that printed an ID, with the places it showed there (``places``: kept; an issue written
     before this version has none). As a record stores an earlier issue, ``alternatives`` and ``locator`` None
-    mean the record's own (the latest's); as :func:`issues` gives them, they are whole."""
+    mean the record's own (the latest's); as :func:`issues` gives them, they are whole. ``issue`` (the search's
+    key) is kept only when it is not its query's own (another mode, a scope: :func:`key_of`)."""
 
     places: bool = False
     alternatives: list[Place] | None = None
@@ -73,6 +74,7 @@ class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     alternatives: list[Place] = []
     source_map_path: str | None = None
     issued_at: str = ""  # when this search printed the ID (UTC, ISO 8601)
+    issue: str | None = None  # its issue key when not its query's own (another mode or a scope: ``own_key``)
     earlier: list[Issue] = []  # the searches that printed the ID before it, newest first (``history``)
 
 
@@ -122,9 +124,20 @@ MAX_ISSUES = 8
 
 
 def issue_of(c: Citation, issued_at: str = "") -> Issue:
-    """What the search that issued ``c`` showed under its ID: its query, quote and places."""
+    """What the search that issued ``c`` showed under its ID: its query, quote, places and issue key."""
     return Issue(search_query=c.search_query, display_quote=c.display_quote, issued_at=issued_at, places=True,
-                 alternatives=_bare(c.alternatives), locator=c.locator)
+                 alternatives=_bare(c.alternatives), locator=c.locator, issue=_stored_key(c.issue, c.search_query))
+
+
+def key_of(issue: IssuedQuote) -> str:
+    """The issue key of the search ``issue`` stands for: its own, else its query's (an issue of the default mode
+    and no scope, or one written before keys told modes and scopes apart: round 28's links still open)."""
+    return issue.issue or issue_key(issue.search_query)
+
+
+def _stored_key(key: str | None, search_query: str) -> str | None:
+    """``key`` as a record keeps it: None when it is ``search_query``'s own (the default mode, no scope)."""
+    return None if key is None or key == issue_key(search_query) else key
 
 
 def _bare(places: list[Place]) -> list[Place]:
@@ -132,18 +145,18 @@ def _bare(places: list[Place]) -> list[Place]:
 
 
 def plain(issued: Sequence[IssuedQuote]) -> list[IssuedQuote]:
-    """``issued`` as the open plan's contract gives them: query, quote and time only."""
-    return [IssuedQuote(search_query=i.search_query, display_quote=i.display_quote, issued_at=i.issued_at)
-            for i in issued]
+    """``issued`` as the open plan's contract gives them: query, quote, time and issue key (no places)."""
+    return [IssuedQuote(search_query=i.search_query, display_quote=i.display_quote, issued_at=i.issued_at,
+                        issue=key_of(i)) for i in issued]
 
 
 def history(latest: Issue, before: list[Issue]) -> list[Issue]:
     """The searches that printed an ID, newest first: ``latest``, then ``before`` (newest first) without the
-    ones that showed the same query and quote again, at most :data:`MAX_ISSUES`."""
-    out, seen = [latest], {(latest.search_query, latest.display_quote)}
+    ones that showed the same search (its issue key: query, mode, scope) and quote again, at most :data:`MAX_ISSUES`."""
+    out, seen = [latest], {(key_of(latest), latest.display_quote)}
     for issue in before:
-        if (issue.search_query, issue.display_quote) not in seen and len(out) < MAX_ISSUES:
-            seen.add((issue.search_query, issue.display_quote))
+        if (key_of(issue), issue.display_quote) not in seen and len(out) < MAX_ISSUES:
+            seen.add((key_of(issue), issue.display_quote))
             out.append(issue)
     return out
 
@@ -152,16 +165,16 @@ def issues(record: Record) -> list[Issue]:
     """The searches that printed ``record``'s ID, newest first (its own query and quote, then ``earlier``),
     each with the places it showed (whole: a kept issue's None is the record's own)."""
     latest = Issue(search_query=record.search_query, display_quote=record.display_quote, issued_at=record.issued_at,
-                   places=True, alternatives=record.alternatives, locator=record.locator)
+                   places=True, alternatives=record.alternatives, locator=record.locator, issue=record.issue)
     return [latest, *(msgspec.structs.replace(
         i, alternatives=record.alternatives if i.alternatives is None else i.alternatives,
         locator=record.locator if i.locator is None else i.locator) if i.places else i for i in record.earlier)]
 
 
 def issue_for(record_issues: list[Issue], key: str) -> Issue | None:
-    """The newest of ``record_issues`` (:func:`issues`) whose query has ``key`` (``render.ids.issue_key``) and
-    whose places were kept; None when none is (an issue the record no longer keeps)."""
-    return next((i for i in record_issues if i.places and issue_key(i.search_query) == key), None)
+    """The newest of ``record_issues`` (:func:`issues`) whose search has ``key`` (:func:`key_of`) and whose places
+    were kept; None when none is (an issue the record no longer keeps)."""
+    return next((i for i in record_issues if i.places and key_of(i) == key), None)
 
 
 def _compact(issue: Issue, c: Citation) -> Issue:
@@ -184,7 +197,8 @@ def record_of(c: Citation, source_hash: str, issued: list[Issue] | None = None) 
         display_quote=c.display_quote, context_quote=c.context_quote, locator_evidence_text=c.locator_evidence_text,
         search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
         alternatives=_bare(c.alternatives),
-        source_map_path=c.source_map_path, issued_at=latest.issued_at, earlier=[_compact(i, c) for i in earlier])
+        source_map_path=c.source_map_path, issued_at=latest.issued_at, issue=_stored_key(latest.issue, c.search_query),
+        earlier=[_compact(i, c) for i in earlier])
 
 
 def _deflate(data: bytes, level: int) -> bytes:
@@ -256,4 +270,4 @@ def to_citation(record: Record, source_path: str) -> Citation:
                                         sidecar_block_mapped=bool(record.block_id), display_cleaned=True,
                                         locator_text_source=quote_source),
         source_map_path=record.source_map_path, context_quote=record.context_quote,
-        alternatives=record.alternatives)
+        alternatives=record.alternatives, issue=record.issue or issue_key(record.search_query))

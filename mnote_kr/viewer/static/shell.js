@@ -1,8 +1,10 @@
 // mnote-kr viewer, a shell's side of it (docs/http-api.md, "A shell's viewer").
 // A shell that keeps a document open (its webview shows /view/ID as the top-level page) moves it to
 // another citation without reloading: it runs, in the page,
-//   window.postMessage({type: "mnote-kr.locate", citationId: "[b7k2]", requestId: 1}, location.origin)
-// The page fetches where that citation is (/view/ID/place.json) and moves its highlight there (a
+//   window.postMessage({type: "mnote-kr.locate", citationId: "[b7k2]", issue: "k3x9", requestId: 1}, location.origin)
+// (issue: the citation's own, as its viewerUrl's ?issue= names the search that printed it; without one, the
+// latest search's places). The page fetches where that citation is, as that search showed it
+// (/view/ID/place.json?from=ID&issue=KEY), and moves its highlight there (a
 // paragraph document) or shows the cited page, slide or sheet (a PDF, PPTX, XLSX). It answers by
 // posting to itself, for the shell's listener: {source: "mnote-kr-viewer", type: "ready" | "located" |
 // "failed", ...}. Messages from any other origin or window are ignored; no data leaves the page.
@@ -105,10 +107,14 @@
     return Promise.resolve(para !== null || p.paragraphIndex === null);
   }
 
-  function locate(asked, requestId) {
+  function locate(asked, requestId, issue) {
     var bare = typeof asked === "string" ? asked.trim().replace(/^\[/, "").replace(/\]$/, "") : "";
     if (!/^[A-Za-z0-9-]{1,40}$/.test(bare)) {
       failed(requestId, asked, "bad_request", "citationId must be a citation ID such as [b7k2]");
+      return;
+    }
+    if (issue !== undefined && issue !== null && !(typeof issue === "string" && /^[0-9a-z]{1,16}$/.test(issue))) {
+      failed(requestId, asked, "bad_request", "issue must be the issue key of the citation (its viewerUrl's ?issue=)");
       return;
     }
     var mine = ++latest;
@@ -117,7 +123,8 @@
       failed(requestId, asked, "superseded", "a later locate request replaced this one");
       return true;
     }
-    fetch("/view/" + bare + "/place.json?from=" + encodeURIComponent(current),
+    fetch("/view/" + bare + "/place.json?from=" + encodeURIComponent(current) +
+          (issue ? "&issue=" + encodeURIComponent(issue) : ""),
           { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (body) { return { status: r.status, body: body }; });
@@ -146,7 +153,7 @@
           document.title = p.title;
           history.replaceState(history.state, "", p.viewerPath); // reload and back keep the new place
           bringIntoView();
-          post("located", { requestId: requestId, locatorPrecision: p.locatorPrecision,
+          post("located", { requestId: requestId, issue: p.issue, locatorPrecision: p.locatorPrecision,
                             paragraphIndex: p.paragraphIndex, page: p.page,
                             sourceRootRelativePath: p.sourceRootRelativePath });
         });
@@ -161,7 +168,7 @@
     if (event.origin !== location.origin || event.source !== window) { return; }
     var d = event.data;
     if (!d || typeof d !== "object" || d.type !== "mnote-kr.locate") { return; }
-    locate(d.citationId, d.requestId === undefined ? null : d.requestId);
+    locate(d.citationId, d.requestId === undefined ? null : d.requestId, d.issue);
   });
 
   function ready() {
