@@ -8,15 +8,20 @@ in the passage's own script, and "none of the query's words is in any passage fo
 (round 28's probes P8 Korean and P9 Persian, first on the right file). The script here is the Unicode script of the
 letters (``text.scripts``), whichever it is:
 
-* :func:`apart`: a text is in another script than the query (the exemption's test for every passage found, and its
-  reason's wording, ``noresults.ACROSS_LANGUAGES``; the word rules that judge a first place in the query's script
-  only, ``weakmore.one_script``'s callers, skip it).
-* :func:`unsaid`: the dictionary that would say whether such a passage says a word of the query covers Han only;
-  in another script nothing can say it, as with the dictionary missing (``weakmore.said_somewhere``).
+* :func:`apart`: a text is in another script than the query. The exemption's test for every passage found (each in
+  another script: words cannot judge the search), and its reason's wording (``noresults.ACROSS_LANGUAGES``: "check
+  that it answers", not "nothing answers"); the word rules that judge a first place in the query's script only
+  (``weakmore.same_script``, ``library_lacks``, ``names_only``, ``weakabsent.name_absent``) skip it.
+* Every passage in another script is not cleared for that alone: CC-CEDICT says whether a Chinese passage says one of
+  the query's words (``weakmore.said_somewhere``); no dictionary here reads Cyrillic, Arabic or Hangul, and clearing
+  them unread (as a missing dictionary does) cleared 26 of the 27 English off-topic queries searched in the user check's
+  Russian contract or Korean table alone (scoped: a library in that script), where the first place's cosine, or its
+  lead over the rest, does not tell them from the right answers. Such a search keeps the across-languages reason.
 * :func:`stands_out`: a first place in another script whose cosine is ``STANDS_OUT`` or more above every place in the
   query's script is not judged by words, which its own script cannot hold (P8's Korean table, 0.052 above the
   English places; round 26's floor dump, tuning groups: the off-topic queries' first places in another script stand at
-  most 0.021 above, five right answers 0.031 to 0.074).
+  most 0.021 above, five right answers 0.031 to 0.074). A wrong file's irrelevant place rarely beats the query's own
+  language there: e5 puts a passage in another language lower.
 
 ``ANY_SCRIPT`` off is the rule before (Han against Latin only): ``benchmarks/weak_variants.py`` replays both in one run.
 """
@@ -54,12 +59,6 @@ def apart(script: str | None, text: str) -> bool:
     """``text`` has letters and at most ``APART`` of its units are in ``script`` (a query's, from
     :func:`query_script`; None: False, the Han measure decides)."""
     return script is not None and main_script(text) is not None and script_share(text, script) <= APART
-
-
-def unsaid(text: str) -> bool:
-    """No dictionary can say whether ``text`` says a word of a query in another script: it is in a script other than
-    Han and Latin (CC-CEDICT glosses Chinese in English only). False with ``ANY_SCRIPT`` off."""
-    return ANY_SCRIPT and main_script(text) not in (None, HAN, "latin")
 
 
 def stands_out(query: str, citations: list[Citation], passage_of: Callable[[Citation], str]) -> bool:

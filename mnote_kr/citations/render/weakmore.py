@@ -16,7 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.render.weakacross import apart, query_script, unsaid
+from mnote_kr.citations.render.weakacross import apart, query_script
 from mnote_kr.citations.render.weakwords import passage_words
 
 if TYPE_CHECKING:
@@ -135,9 +135,7 @@ def said_somewhere(query: str, citations: list[Citation], english: Sequence[str]
         return True
     if han_share(query) >= 0.5:
         return any(held_words(query, set(_LATIN_WORD.findall(passage(c).lower()))) for c in citations)
-    # a passage in a script no dictionary here glosses (Cyrillic, Arabic, Hangul ...): nothing can say it (weakacross)
-    return any(unsaid(passage(c)) or said_in_chinese(english, passage(c)) or _said_as_phrase(english, passage(c))
-               for c in citations)
+    return any(said_in_chinese(english, passage(c)) or _said_as_phrase(english, passage(c)) for c in citations)
 
 
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
