@@ -170,6 +170,12 @@ def without_script(library: Any) -> Callable[[list[Citation], str], bool]:
     return _without(library, "weakscript", "ACROSS_SCRIPT")
 
 
+def without_any_script(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with scripts read as Han against Latin only (``weakacross.ANY_SCRIPT`` off: a Russian, Korean
+    or Persian passage read as Latin, the rule before round 29)."""
+    return _without(library, "weakacross", "ANY_SCRIPT")
+
+
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],
            extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
@@ -233,6 +239,7 @@ def main() -> int:
         extra["library without names_only"] = without_names(lib)
         extra["library without weakabsent"] = without_absent(lib)
         extra["library without weakscript"] = without_script(lib)
+        extra["library without any script"] = without_any_script(lib)
     flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
 from mnote_kr.citations.render.weakabsent import absent_reason, declined
-from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
+from mnote_kr.citations.render.weakacross import apart, query_script, stands_out
+from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, said_somewhere, same_script
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
 from mnote_kr.citations.render.weakscript import across_reason
@@ -140,7 +141,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         return None
     if query and not asked:
         return None
-    if said_across(query, citations):
+    if said_across(query, citations) or stands_out(query, citations, _passage):
         return None
     if around:
         return (f"the query's words ({', '.join(around)}) are only in the text around the places found, not at any of "
@@ -269,15 +270,13 @@ def library_plain(citations: list[Citation], query: str, library: Callable[[], L
     files, 4 holding "weather", 12 "read", 12 "report": passages hold each, none enough of them (first cosine 0.66).
     A right answer's place holds a word of the question few files hold, or is close to it in meaning.
     Measured on the twenty-second round's dump (docs/embeddings.md, "Issue 33, twenty-third round")."""
-    from mnote_kr.citations.rank.neutral import han_share
 
     if names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     meaning = citations[0].locator.meaning_score
-    mine, theirs = han_share(query), han_share(_passage(citations[0]))
     if not asked or len(asked) > PLAIN_WORDS or meaning is None or meaning >= PLAIN_MEANING \
-            or not one_script(mine, theirs):
+            or not same_script(query, _passage(citations[0])):
         return []
     lib = library()
     if lib is None or lib.files < LIBRARY_FILES:
@@ -318,14 +317,12 @@ def _only_around(citations: list[Citation], parts: list[dict[str, float]], query
     meaning (cosine known and below ``ZH_MEANING``), and no verbatim phrase or named file matched; else []. The
     passages are the provider's chunks, around the places: "chocolate cake baking temperature" first placed on a
     table row ("Cathedral Peak 2 0.83 ...") and elsewhere on rows whose chunks hold "temperature" (nc22b)."""
-    from mnote_kr.citations.rank.neutral import han_share
 
     if not PLACES_HOLD or names_its_answer(parts):
         return []
     first = citations[0]
     meaning = first.locator.meaning_score
-    mine, theirs = han_share(query), han_share(_passage(first))
-    if meaning is None or meaning >= ZH_MEANING or not one_script(mine, theirs):
+    if meaning is None or meaning >= ZH_MEANING or not same_script(query, _passage(first)):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     if any(asked & (passage_words(_place_text(c)) | _name_terms(c)) for c in citations):
@@ -401,17 +398,22 @@ def _cited_where_named(query: str, citations: list[Citation]) -> bool:
 
 
 def _across_scripts(query: str, citations: list[Citation], *, shown: bool = False) -> bool:
-    """The query is mostly Han characters and no passage is, or mostly Latin and every passage Han. The passages
-    are the chunks the words were matched in; ``shown``, the quotes the cards show (a Chinese chunk's Latin line
-    "FreeBSD, OpenBSD, NetBSD" is a Latin passage to the person reading the reason)."""
+    """The query is mostly Han characters and no passage is, or mostly in another script (Latin, Cyrillic, Arabic,
+    Hangul ...) and every passage in another script than its own (``weakacross.apart``: a Chinese, Russian or Persian
+    passage under an English query). The passages are the chunks the words were matched in; ``shown``, the quotes the
+    cards show (a Chinese chunk's Latin line "FreeBSD, OpenBSD, NetBSD" is a Latin passage to the person reading the
+    reason)."""
     from mnote_kr.citations.rank.neutral import han_share
 
     mine = han_share(query)
-    shares = (han_share((c.display_quote if shown else None) or c.raw_quote or c.context_quote
-                        or c.display_quote or "") for c in citations)
+    texts = ((c.display_quote if shown else None) or c.raw_quote or c.context_quote or c.display_quote or ""
+             for c in citations)
     if mine >= 0.5:
-        return all(s < 0.2 for s in shares)  # stops at the first passage in the query's script
-    return mine <= 0.2 and any(ch.isalpha() for ch in query) and all(s >= 0.5 for s in shares)
+        return all(han_share(t) < 0.2 for t in texts)  # stops at the first passage in the query's script
+    if mine > 0.2 or not any(ch.isalpha() for ch in query):
+        return False
+    script = query_script(query)
+    return all(han_share(t) >= 0.5 or apart(script, t) for t in texts)
 
 
 def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakacross import apart, query_script
 from mnote_kr.citations.render.weakmore import (
     _NOTHING,
     SMALL_FILES,
@@ -98,9 +99,11 @@ def name_absent(citations: list[Citation], query: str, library: Callable[[], Lib
     nowhere in the library. A right answer's passage names what it asks about."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if not citations or han_share(query) > 0.2 or any(han_share(passage(c)) > 0.2 for c in citations) \
+    script = query_script(query)
+    if not citations or han_share(query) > 0.2 or any(han_share(passage(c)) > 0.2 or apart(script, passage(c))
+                                                      for c in citations) \
             or names_its_answer(c.diagnostics.score_parts for c in citations):
-        return []  # a Chinese passage may write the name its own way (Feida as 飞达)
+        return []  # a Chinese or Russian passage may write the name its own way (Feida as 飞达)
     names = {t for t in query_names(query) if not t.isdigit()}
     if not names:
         return []

@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakacross import apart, query_script
 from mnote_kr.citations.render.weakwords import passage_words
 
 if TYPE_CHECKING:
@@ -47,6 +48,15 @@ def names_its_answer(parts: Iterable[dict[str, float]]) -> bool:
 def one_script(mine: float, theirs: float) -> bool:
     """Two texts' Han shares (``neutral.han_share``) say one script: both mostly Latin, or both mostly Chinese."""
     return mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs
+
+
+def same_script(query: str, text: str) -> bool:
+    """``text`` is in the query's script: their Han shares say one script (:func:`one_script`) and, for a query in
+    another script than Han, ``text`` is not mostly in a third one (``weakacross.apart``: a Russian or Korean
+    passage holds no Han character nor Latin word, so its Han share reads it as Latin)."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    return one_script(han_share(query), han_share(text)) and not apart(query_script(query), text)
 
 
 _NOTHING = ": nothing in your files clearly answers it; the passages shown are only the nearest by meaning"
@@ -88,15 +98,13 @@ def only_sources(citations: list[Citation], query: str) -> list[str]:
     (``_SOURCE_WORDS``) nor matched a verbatim phrase or a file it names; else []. A bibliography entry holding "pine
     plantations" does not answer "pine plantations, glacier melt, Himalayas" (nc23a problem 6): a reference list names
     what other works are about, so it holds a word of many a question it does not answer."""
-    from mnote_kr.citations.rank.neutral import han_share
 
     if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     if not asked or asked & _SOURCE_WORDS:
         return []
-    mine, theirs = han_share(query), han_share(passage(citations[0]))
-    if not one_script(mine, theirs):
+    if not same_script(query, passage(citations[0])):
         return []
     held = [(c, asked & (passage_words(passage(c)) | name_terms(c))) for c in citations]
     holding = [(c, h) for c, h in held if h]
@@ -167,7 +175,8 @@ def library_lacks(citations: list[Citation], query: str,
 
     if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return [], []
-    if han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2:
+    if han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2 \
+            or apart(query_script(query), passage(citations[0])):
         return [], []
     asked = {t for t in terms(query) if not t.isdigit()}
     if len(asked) < 2:
@@ -207,8 +216,8 @@ def small_plain(citations: list[Citation], query: str, library: Callable[[], Lib
     if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
-    mine, theirs = han_share(query), han_share(passage(citations[0]))
-    if not asked or not one_script(mine, theirs):
+    mine = han_share(query)
+    if not asked or not same_script(query, passage(citations[0])):
         return []
     zh = query_words(query) if mine >= 0.5 else ()
     count = len(zh) + sum(1 for t in asked if t.isascii()) if zh else len(asked)
@@ -265,6 +274,7 @@ def names_only(citations: list[Citation], query: str, library: Callable[[], Libr
     from mnote_kr.citations.rank.neutral import han_share
 
     if not citations or han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2 \
+            or apart(query_script(query), passage(citations[0])) \
             or names_its_answer(c.diagnostics.score_parts for c in citations):
         return [], []
     asked = {t for t in terms(query) if not t.isdigit()} - common
