@@ -21,12 +21,12 @@ def render_ingest(report: IngestReport) -> str:
     ingested again would list its whole library); one is named. ``--json`` lists every file."""
     unchanged = [item for item in report.items if item.status == "already_registered"]
     shown = report.items if len(unchanged) < 2 else [item for item in report.items if item not in unchanged]
-    lines = [_item_line(item, report.provider_error) for item in shown]
+    lines = [_item_line(item, report.provider_error, report.provider_stopped) for item in shown]
     if len(unchanged) > 1:
         lines.append(f"{'unchanged':<18} {len(unchanged)} files already indexed, not sent again "
                      "(--force sends them again; --json lists them)")
     lines += [f"{'skipped':<18} {skipped.path} ({skipped.reason})" for skipped in report.skipped]
-    lines.append(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    lines.append(", ".join(f"{k}: {v}" for k, v in _counts(report).items()) or "nothing to do")
     lost = report.words_only
     if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
         lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
@@ -40,12 +40,30 @@ def render_ingest(report: IngestReport) -> str:
 _IN_FLIGHT = frozenset({"submitted", "processing"})
 
 
-def _item_line(item: IngestItem, lost: str | None) -> str:
+def _item_line(item: IngestItem, lost: str | None, stopped: bool = False) -> str:
     """``processed          kb/a.docx``; a file not indexed when the provider stopped answering during the
-    wait (``lost``) says so, not that it is being indexed (nothing is, until a sync sends it again)."""
+    wait (``lost``) says so, not that it is being indexed (nothing is, until a sync sends it again). When the
+    user stopped the engine (``stopped``), the line says that and what resumes the file (nc28c: "processing when
+    the provider stopped answering" read like a failure after a deliberate 'mnote-kr engine stop')."""
     if lost and item.status in (*_IN_FLIGHT, "pending"):
+        if stopped:
+            state = "queued" if item.status == "pending" else "sent"
+            return (f"{'not indexed':<18} {item.source_path} ({state} when the engine was stopped ('mnote-kr engine "
+                    "stop'); after 'mnote-kr engine start', 'mnote-kr sync' or 'mnote-kr ingest' resumes it)")
         return f"{'not indexed':<18} {item.source_path} ({item.status} when the provider stopped answering)"
     return f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "")
+
+
+def _counts(report: IngestReport) -> dict[str, int]:
+    """The counts line's statuses; after the provider stopped answering, the files it left sent or queued are
+    counted "not indexed", as their lines say (nothing works on them: "processing: 14" said otherwise)."""
+    if not report.provider_error:
+        return report.counts
+    out: dict[str, int] = {}
+    for key, n in report.counts.items():
+        shown = "not indexed" if key in (*_IN_FLIGHT, "pending") else key
+        out[shown] = out.get(shown, 0) + n
+    return out
 
 
 def _n(count: int, one: str, many: str) -> str:
