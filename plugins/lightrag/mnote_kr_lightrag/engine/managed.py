@@ -246,9 +246,10 @@ def start_engine(
     ``models_from`` (the shared engine, for a workspace's) lends its offline model service when it
     runs the same embedder (:mod:`.modelshare`); else this start runs its own.
     ``go_ahead`` is called under this engine's lock before anything is checked or started, and again at each
-    poll of the start-up's wait for /health (what it started is then stopped), and raises to refuse the start: a workspace's server starts only while the shared engine still runs and no stop
-    has begun on it (``client/workspaces.py``). Under that lock, a stop that begins later waits for this
-    start and then stops what it started.
+    poll of the start-up's wait for /health (what it started is then stopped), and raises to refuse the
+    start: a workspace's server starts only while the shared engine still runs and no stop has begun on it
+    (``client/workspaces.py``). Under that lock, a stop that begins later waits for this start, which gives
+    up at its next poll, and then stops whatever is left.
     Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
