@@ -11,6 +11,7 @@ from typing import Any
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
 from mnote_kr.citations.render.statustext import MOVED_FOLLOWED, counts_text, registry_counts
 from mnote_kr.core.readings import sync_lines
+from mnote_kr.core.skipped import EMPTY_REASON
 from mnote_kr.models import IngestItem, IngestReport
 
 
@@ -173,13 +174,14 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
             lines.append(f"{'':<24}... and {excluded['count'] - 20} more ('--json' lists all)")
         if excluded.get("count"):
             lines.append(f"{excluded['count']} excluded file(s) dropped from the index: no longer cited")
-        # Files of types the provider cannot index: one line, they are found again by every pass.
+        # Files of types the provider cannot index, and empty ones: one line, they are found again by every pass.
         skipped = rec.get("skipped") or {}
         if skipped.get("count"):
-            first = skipped["paths"][0]
+            first, reasons = skipped["paths"][0], skipped.get("reasons") or {}
             more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
-            lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
-                         f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
+            what = "that cannot be indexed" if EMPTY_REASON in reasons.values() else "the provider cannot index"
+            lines.append(f"Passed over {skipped['count']} file(s) {what}: {first} "
+                         f"({reasons.get(first, 'not indexable')}){more}")
         # Not regular files (FIFO, socket, device) and names that are not UTF-8: one line each.
         passed = rec.get("passedOver") or {}
         for path in passed.get("paths", [])[:50]:
