@@ -255,7 +255,7 @@ class HostIngest(HostPlaces):
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
         placing = error is None and (wait if embed is None else embed) and placing_runs()
-        with self._remembered_if_cut(keys):  # Ctrl-C in the wait or the placing: what was prepared is remembered
+        with self._remembered_if_cut(keys, [rel for _, rel in prepare]):  # recorded first: a kill -9 loses none
             if wait and error is None:
                 if placing and prepare:
                     self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines

@@ -164,25 +164,45 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
         write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
 
 
-def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]]) -> None:
+def sending(host: HasWorkspace, rels: Iterable[str]) -> None:
+    """Before an ingest waits for the provider and embeds: remember every file it sent as not placed by meaning yet,
+    its places key not known yet (""), in one atomic write, so that a process killed from here on (``kill -9``:
+    none of its last steps run) leaves them counted by words only and embedded by the next ``sync``. The ingest
+    settles the record itself when it ends (:func:`unembedded` with ``sent``). Nothing without the model."""
+    todo = dict.fromkeys(rels, "")
+    if todo and meaning.model_installed():
+        _write_not_yet(host, todo, set())
+
+
+def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]], sent: Iterable[str] = ()) -> None:
     """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``, or a wait
     its provider's engine stopped: nc28c, "placed by words and meaning" with no vector stored): each
     with the first places key it queued that has no vectors (``keys``: path -> keys), in one write; they
-    are placed by words only until ``sync`` embeds them. Nothing without the model."""
-    from mnote_kr.core.atomic import write_private
-    from mnote_kr.core.registry import now_ms
-
+    are placed by words only until ``sync`` embeds them. The files of ``sent`` :func:`sending` recorded that need
+    no more (their places embedded, or none queued) leave the record. Nothing without the model."""
     if not meaning.model_installed():
         return
     todo = {rel: key for rel, ks in keys.items() if (key := next((k for k in ks if not meaning.has_vectors(k)), None))}
-    if not todo:
-        return
+    done = set(sent) - set(todo)
+    if todo or done:
+        _write_not_yet(host, todo, done)
+
+
+def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str]) -> None:
+    """Record the files of ``todo`` (path -> places key) as not placed by meaning yet, and drop those of ``done``
+    still recorded so by :func:`sending` (key ""), in one write under the record's lock; best effort."""
+    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.registry import now_ms
+
     reg = host.registry()
     path = record_path(host, create=True)
     try:
         with exclusive(str(path) + ".lock", timeout=5):
             current = load(host)
-            files = [f for f in current.files if f.source_path not in todo]
+            files = [f for f in current.files if f.source_path not in todo
+                     and not (f.source_path in done and f.not_yet and not f.key)]
+            if not todo and files == current.files:
+                return
             files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(), not_yet=True,
                                     source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
                       for rel, key in todo.items()]
@@ -236,7 +256,7 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
         keep, settled = [], [f for f in current.settled if _live(reg, f)]
         for f in current.files:
             if (f.source_path, f.key) in done:
-                if not meaning.has_vectors(f.key):
+                if f.key and not meaning.has_vectors(f.key):  # (a file recorded before its key was known: dropped)
                     settled = [s for s in settled if s.source_path != f.source_path] + [f]
             elif _live(reg, f) and os.path.isfile(host.workspace.rel_to_abs(f.source_path)):
                 keep.append(f)
