@@ -99,3 +99,37 @@ def test_an_ingest_without_wait_records_the_files_it_did_not_embed(tmp_path: Pat
     record = wordsonly.load(host)
     assert sorted((f.source_path, f.not_yet, bool(f.key)) for f in record.files) == [
         (rel, True, True) for rel in sorted(FILES)]  # each with the key it queued
+
+
+def test_sync_repairs_a_home_whose_files_were_never_embedded_and_never_recorded(
+        tmp_path: Path, fake_e5: list[list[str]]) -> None:  # noqa: F811
+    """A home broken before the record was written ahead of the wait (nc28c's: 'placed by words and meaning' with 0
+    vectors stored, no record): the first sync finds those files (each prepared again from its cached model,
+    nothing sent) and embeds them; later syncs do not look again."""
+    host, provider = _library(tmp_path, kill=True)
+    with pytest.MonkeyPatch.context() as old:  # what an older version left: nothing recorded
+        old.setattr(wordsonly, "unembedded", lambda *a, **k: None)
+        old.setattr(wordsonly, "sending", lambda *a, **k: None)
+        with pytest.raises(ProviderError):
+            host.ingest(["kb"], wait=True)
+    meaning._memo.clear()
+    meaning._queue.clear()
+    pipeline.clear_memos()
+    provider.kill = False
+    host.apply_updates([EntryUpdate(source_root_relative_path=rel, status="processed") for rel in FILES])
+    assert _places_line(host) == "Places:    2 file(s) citable now, 2 placed by words and meaning"  # the lie
+    assert not wordsonly.record_path(host).exists()
+    sent = list(provider.ingested)
+    lines: list[str] = []
+    host.progress = lines.append
+    summary = reconcile_and_apply(host)  # 'mnote-kr sync', no --force
+    assert sorted(summary["wordsOnly"]["paths"]) == sorted(FILES), summary.get("wordsOnly")
+    assert len(fake_e5) == 2 and provider.ingested == sent  # embedded; nothing sent again
+    assert any(line.startswith("placing by meaning: 2 file(s) placed by words only") for line in lines), lines
+    assert all(meaning.has_vectors(meaning.places_key([p.strip() for p in t.split("\n\n") if p.strip()]))
+               for t in FILES.values())
+    assert _places_line(host) == "Places:    2 file(s) citable now, 2 placed by words and meaning"
+    lines.clear()
+    reconcile_and_apply(host)
+    assert not any("placing by meaning" in line for line in lines), lines
+    assert len(fake_e5) == 2

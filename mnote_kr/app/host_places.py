@@ -107,7 +107,11 @@ class HostPlaces:
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their
         places had no vectors (``wordsonly``; nothing sent to the provider), then forget them: ``sync``,
-        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none)."""
+        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none). Once per workspace,
+        the indexed files never embedded that no record names are found first (``wordsonly.audit``)."""
+        from mnote_kr.citations.rank import wordsonly
+
+        wordsonly.audit(self, self.plugins.prepare_locate)
         return self._embed_places(after_wait_s=None, scope=None, again=again)
 
     def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,

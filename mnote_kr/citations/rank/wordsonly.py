@@ -79,11 +79,13 @@ class WordsOnlyFile(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 class WordsOnly(msgspec.Struct, kw_only=True, rename="camel"):
-    """``words-only.json``: files waiting for their places' vectors, and those with none to make."""
+    """``words-only.json``: files waiting for their places' vectors, and those with none to make; ``audited``: the
+    version of :func:`audit` this workspace's indexed files were checked by (0: never)."""
 
     version: int = RECORD_VERSION
     files: list[WordsOnlyFile] = []
     settled: list[WordsOnlyFile] = []
+    audited: int = 0
 
 
 _decoder = msgspec.json.Decoder(WordsOnly)
@@ -161,7 +163,8 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
             return
         files = [f for f in current.files if f.source_path != rel]
         files.append(WordsOnlyFile(source_path=rel, key=key, source_hash=source_hash, seen_at_ms=now_ms()))
-        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
+                                                      audited=current.audited)))
 
 
 def sending(host: HasWorkspace, rels: Iterable[str]) -> None:
@@ -206,9 +209,62 @@ def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str]) 
             files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(), not_yet=True,
                                     source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
                       for rel, key in todo.items()]
-            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
+                                                          audited=current.audited)))
     except (OSError, MnoteKrError):  # best effort: a search records them when it meets them
         pass
+
+
+#: The version of :func:`audit`: a workspace whose record says less is checked once more.
+AUDIT_VERSION = 1
+
+
+def audit(host: HasWorkspace, prepare: Callable[[str], object]) -> int:
+    """Once per workspace (the record's ``audited``): record as not placed by meaning yet the indexed files whose
+    places have no vectors that no record names, so the catch-up that calls it embeds them: an ingest from before
+    :func:`sending` whose wait a stop or a kill cut left them so (nc28c's home counted 19 files "placed by words and
+    meaning" with 0 vectors stored, and only ``ingest --force`` repaired it). Each is prepared again (``prepare``:
+    the locator's cached model) for its places keys; nothing is sent, queued or embedded here. How many."""
+    from mnote_kr.core.atomic import write_private
+
+    if not meaning.model_installed() or load(host).audited >= AUDIT_VERSION:
+        return 0
+    current = load(host)
+    named = {f.source_path for f in (*current.files, *current.settled)}
+    todo: dict[str, str] = {}
+    for rel, entry in host.registry().entries.items():
+        path = host.workspace.rel_to_abs(rel)
+        if entry.status != "processed" or entry.stale or rel in named or not path.is_file():
+            continue
+        if key := next((k for k in _keys_of(prepare, str(path)) if not meaning.has_vectors(k)), None):
+            todo[rel] = key
+    _write_not_yet(host, todo, set())
+    path = record_path(host, create=True)
+    try:
+        with exclusive(str(path) + ".lock", timeout=5):
+            now = load(host)
+            write_private(path, _encoder.encode(msgspec.structs.replace(now, audited=AUDIT_VERSION)))
+    except (OSError, MnoteKrError):
+        pass
+    return len(todo)
+
+
+def _keys_of(prepare: Callable[[str], object], path: str) -> list[str]:
+    """The places keys preparing ``path`` queues, its places left out of the embedding queue (``meaning._queue``,
+    this package's: the audit reads keys, the catch-up after it embeds the files that need it)."""
+    keys: list[str] = []
+    token = meaning.collected.set(keys)
+    with meaning._queue_lock:
+        before = len(meaning._queue)
+    try:
+        prepare(path)
+    except MnoteKrError:
+        return []  # unreadable for the locator now: nothing to embed
+    finally:
+        meaning.collected.reset(token)
+        with meaning._queue_lock:
+            del meaning._queue[before:]
+    return keys
 
 
 def _live(reg: Registry, f: WordsOnlyFile) -> bool:
@@ -260,7 +316,7 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
                     settled = [s for s in settled if s.source_path != f.source_path] + [f]
             elif _live(reg, f) and os.path.isfile(host.workspace.rel_to_abs(f.source_path)):
                 keep.append(f)
-        record = WordsOnly(files=keep, settled=settled[-MAX_FILES:])
+        record = WordsOnly(files=keep, settled=settled[-MAX_FILES:], audited=current.audited)
         if record != current:
             write_private(path, _encoder.encode(record))
         st = os.stat(path)
