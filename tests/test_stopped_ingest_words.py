@@ -81,3 +81,18 @@ def test_the_lightrag_engine_stop_is_a_stop_the_user_asked_for() -> None:
     error = EngineStoppedError({"at": 0.0, "startedAt": 1.0}, "this work")
     assert isinstance(error, ProviderStoppedError) and isinstance(error, EngineNotRunningError)
     assert error.code == "provider"  # the HTTP API and MCP answer it as before
+
+
+def test_the_words_only_line_of_a_stopped_wait_does_not_blame_a_missing_wait() -> None:
+    """Seen on the real engine: after 'engine stop' cut an 'ingest --wait', the report said the places were left to
+    sync because "ingest does only with --wait", which this one had."""
+    from mnote_kr.citations.render.synctext import render_ingest
+    from mnote_kr.models import IngestItem, IngestReport, WordsOnlyFiles
+
+    words = WordsOnlyFiles(count=1, paths=["kb/b.md"], command="mnote-kr sync")
+    item = IngestItem(source_path="kb/b.md", status="submitted")
+    stopped = IngestReport(items=[item], words_only=words, provider_error=STOPPED, provider_stopped=True)
+    [line] = [x for x in render_ingest(stopped).splitlines() if "placed by words only" in x]
+    assert "with --wait" not in line and "the wait ended before its placing step" in line, line
+    plain = IngestReport(items=[item], words_only=words)
+    assert "(ingest does only with --wait)" in render_ingest(plain)

@@ -30,8 +30,9 @@ def render_ingest(report: IngestReport) -> str:
     lines.append(", ".join(f"{k}: {v}" for k, v in _counts(report).items()) or "nothing to do")
     lost = report.words_only
     if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
+        why = "the wait ended before its placing step" if report.provider_error else "ingest does only with --wait"
         lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
-                     f"{lost.paths[0]}: '{lost.command}' embeds their places (ingest does only with --wait)")
+                     f"{lost.paths[0]}: '{lost.command}' embeds their places ({why})")
     if report.next_call:
         lines.append(report.next_call)
     return "\n".join(lines)
