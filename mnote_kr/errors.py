@@ -14,6 +14,7 @@ broadly.
     ├── PluginError           a plugin failed to load or a hook raised
     ├── ProviderError         the retrieval provider failed (down, slow, garbage)
     │   ├── ProviderBusyError     the provider is busy; retry later, nothing is lost
+    │   ├── ProviderStoppedError  the user stopped the provider's engine ('mnote-kr engine stop') during the work
     │   └── ProviderLostError     the provider stopped answering during a wait; ``report`` says what was done
     ├── LocatorError          a source file could not be read for locating
     │   └── DocumentError         broken, encrypted, oversized or hostile document
@@ -130,6 +131,12 @@ class ProviderBusyError(ProviderError):
     def __init__(self, message: str, *, url: str | None = None, retry_after: float | None = None) -> None:
         super().__init__(message, url=url, hint="the request stays queued and is retried by 'mnote-kr sync'")
         self.retry_after = retry_after
+
+
+class ProviderStoppedError(ProviderError):
+    """The user stopped the provider's engine ('mnote-kr engine stop') while this work used it: a stop asked for,
+    not a failure. What it left undone is resumed by 'mnote-kr sync' or 'mnote-kr ingest' once the engine runs
+    again; reports say so (nc28c read "processing when the provider stopped answering" after a stop)."""
 
 
 class ProviderLostError(ProviderError):

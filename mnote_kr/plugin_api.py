@@ -114,6 +114,7 @@ from mnote_kr.errors import (
     PluginError,
     ProviderBusyError,
     ProviderError,
+    ProviderStoppedError,
     UsageError,
 )
 from mnote_kr.hookspecs import PROJECT_NAME, hookimpl, hookspec
@@ -358,6 +359,7 @@ __all__ = [
     "ProviderQueryResult",
     "ProviderReference",
     "ProviderStatus",
+    "ProviderStoppedError",
     "QueryRequest",
     "ReadingCheck",
     "Rect",

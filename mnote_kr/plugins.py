@@ -170,11 +170,17 @@ class Plugins:
         return result
 
     def unindexable(self, ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
-        """The paths the provider says it cannot index, with reasons; {} when it does not say."""
+        """The paths that cannot be indexed, with reasons: the empty files (0 bytes: nothing to index, whatever
+        the provider; ``core.skipped.empty_files``), then those the provider says it cannot index; {} when none."""
         if not paths:
             return {}
-        result: dict[str, str] | None = self._call("unindexable", self.provider_plugin(), ctx=ctx, paths=paths)
-        return dict(result) if result else {}
+        from mnote_kr.core.skipped import empty_files
+
+        empty = empty_files(Path(ctx.workspace_root), paths)
+        rest = [p for p in paths if p not in empty] if empty else paths
+        result: dict[str, str] | None = (self._call("unindexable", self.provider_plugin(), ctx=ctx, paths=rest)
+                                         if rest else None)
+        return {**empty, **result} if result else empty
 
     def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
         result: list[EntryUpdate] = self._provider_call("sync", ctx=ctx, entries=entries, wait_s=wait_s)

@@ -223,7 +223,7 @@ def test_roots_add_says_which_folder_it_added_as_an_absolute_path(tmp_path: Path
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
     assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut", "wordsOnly",
-                           "providerError"}
+                           "providerError", "providerStopped"}
     assert report["providerError"] is None  # the provider answered throughout: no error to carry
     assert report["remaining"] == 0 and report["nextCall"] is None  # no cap asked for: every file was taken
     assert report["waitTimedOut"] is None  # every file indexed before the wait ended

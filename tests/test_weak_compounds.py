@@ -37,7 +37,7 @@ def test_a_query_word_inside_a_compound_of_the_answering_passage_is_held(compoun
 
 def test_without_the_compound_the_names_only_rule_still_says_weak() -> None:
     reason = weak_reason(cards("module"), RECORDED["q"], lambda: LIBRARY)
-    assert reason is not None and reason.startswith("the passages found name apache, tika") and "(project)" in reason
+    assert reason is not None and reason.startswith("the passages found name Apache, Tika") and "(project)" in reason
 
 
 @pytest.mark.parametrize(("text", "word"), [

@@ -37,7 +37,7 @@ def test_a_query_naming_what_the_library_names_but_asking_what_no_naming_passage
     cites, query = search("offn02")  # "what was the population of Tokyo in 2020": an off-topic tuning query
     assert weak_reason(cites, query) is None  # Tokyo and population are each in some passage
     reason = weak_reason(cites, query, lambda: library())
-    assert reason is not None and "name tokyo" in reason and "(population)" in reason
+    assert reason is not None and "name Tokyo" in reason and "(population)" in reason
     # "What was Bangalore's population in the 1971 census?": the census table of the same article names Bangalore
     # and holds population
     cites, query = search("tb_en13")
@@ -46,7 +46,7 @@ def test_a_query_naming_what_the_library_names_but_asking_what_no_naming_passage
 
 def test_a_passage_naming_it_and_saying_another_word_of_the_query_clears_it() -> None:
     cites, query = search("offn02")
-    assert (weak_reason(cites, query, lambda: library()) or "").startswith("the passages found name tokyo")
+    assert (weak_reason(cites, query, lambda: library()) or "").startswith("the passages found name Tokyo")
     cites, query = search("offn02", chunk_extra=" Population of the city: 14 million.")
     assert weak_reason(cites, query, lambda: library()) is None
 

@@ -30,7 +30,7 @@ from mnote_kr.core.registry import (
     waiting_tag,
 )
 from mnote_kr.core.registry_format import tag_status
-from mnote_kr.core.skipped import record_skipped
+from mnote_kr.core.skipped import empty_files, record_skipped
 from mnote_kr.core.workspace import Workspace, excluded_in_root
 from mnote_kr.errors import MnoteKrError, ProviderError
 from mnote_kr.models import (
@@ -133,6 +133,9 @@ class HostIngest(HostPlaces):
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
             existing = reg.entries.get(rel)
+            if rel in expansion.named and (existing is None or _never_indexed(existing)):
+                # named: sent, to fail with the provider's reason; an empty one is passed over (a stat)
+                unindexable.update(empty_files(self.root, [rel]))
             if rel in unindexable and (existing is None or _never_indexed(existing)):
                 reason = unindexable[rel]
                 if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
@@ -252,7 +255,7 @@ class HostIngest(HostPlaces):
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
         placing = error is None and (wait if embed is None else embed) and placing_runs()
-        with self._remembered_if_cut(keys):  # Ctrl-C in the wait or the placing: what was prepared is remembered
+        with self._remembered_if_cut(keys, [rel for _, rel in prepare]):  # recorded first: a kill -9 loses none
             if wait and error is None:
                 if placing and prepare:
                     self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines

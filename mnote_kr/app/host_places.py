@@ -107,7 +107,11 @@ class HostPlaces:
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their
         places had no vectors (``wordsonly``; nothing sent to the provider), then forget them: ``sync``,
-        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none)."""
+        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none). Once per workspace,
+        the indexed files never embedded that no record names are found first (``wordsonly.audit``)."""
+        from mnote_kr.citations.rank import wordsonly
+
+        wordsonly.audit(self, self.plugins.prepare_locate)
         return self._embed_places(after_wait_s=None, scope=None, again=again)
 
     def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
@@ -162,17 +166,19 @@ class HostPlaces:
         return wordsonly.summary(again_due, meaning.embed_problem)
 
     @contextlib.contextmanager
-    def _remembered_if_cut(self, keys: dict[str, list[str]]) -> Iterator[None]:
-        """An ingest's wait and placing step: cut short (Ctrl-C, an error of its own), the files it prepared whose
-        places have no vectors are remembered as not placed by meaning yet (``wordsonly.unembedded``), so ``status``
-        does not count them as placed by meaning and ``sync`` embeds them (the queue ends with this process)."""
+    def _remembered_if_cut(self, keys: dict[str, list[str]], sent: list[str]) -> Iterator[None]:
+        """An ingest's wait and placing step. The files it ``sent`` are recorded as not placed by meaning yet before
+        it begins (``wordsonly.sending``: one atomic write, so a ``kill -9`` in the wait loses none); when it ends,
+        however (Ctrl-C, an error, done), the files it prepared whose places have no vectors stay recorded with
+        their key (``wordsonly.unembedded``), so ``status`` does not count them as placed by meaning and ``sync``
+        embeds them (the queue ends with this process), and the others leave the record."""
+        from mnote_kr.citations.rank import wordsonly
+
+        wordsonly.sending(self, sent)
         try:
             yield
-        except BaseException:
-            from mnote_kr.citations.rank import wordsonly
-
-            wordsonly.unembedded(self, keys)
-            raise
+        finally:
+            wordsonly.unembedded(self, keys, sent)
 
     def _words_only_left(self, scope: set[str], keys: dict[str, list[str]] | None = None) -> WordsOnlyFiles | None:
         """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync;

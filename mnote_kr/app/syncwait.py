@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from mnote_kr.app.patience import Patience, moves
 from mnote_kr.app.waitprogress import WaitProgress
 from mnote_kr.core.registry import NOT_TERMINAL
-from mnote_kr.errors import ProviderError, ProviderLostError
+from mnote_kr.errors import ProviderError, ProviderLostError, ProviderStoppedError
 
 if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
@@ -100,6 +100,7 @@ def lost_error(exc: ProviderError, report: IngestReport, followed: list[str]) ->
     status = {item.source_path: item.status for item in report.items}
     done = sum(1 for rel in followed if status.get(rel) == "processed")
     report.provider_error = exc.message
+    report.provider_stopped = isinstance(exc, ProviderStoppedError)
     sync = "'mnote-kr sync --wait 300' indexes the others"
     hint = f"{exc.hint}; then {sync}" if exc.hint else sync
     return ProviderLostError(f"{exc.message}; the wait stopped there, with {done} of {len(followed)} file(s) "

@@ -258,7 +258,11 @@ def status(obj: Ctx, as_json: bool) -> None:
 @pass_ctx
 def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, limit: int | None,
            as_json: bool) -> None:
-    """Index files or folders in place (never copied, moved or changed)."""
+    """Index files or folders in place (never copied, moved or changed).
+
+    Exits 1 when a file failed to index in this run (a broken file fails every ingest of its folder, with its
+    reason), else 0: an empty file (0 bytes) or one of a type LightRAG does not index is passed over, listed
+    'skipped' with its reason (and by 'mnote-kr status'), and fails nothing."""
     from mnote_kr.cli.work import ingest_run
 
     ingest_run(obj, paths, force=force, wait=wait, timeout=timeout, limit=limit, as_json=as_json)

@@ -1,5 +1,5 @@
-"""Files passed over for their type: found in a folder, of a type no provider indexes
-(``.mnote/index/skipped.json``).
+"""Files passed over for their type: found in a folder, of a type no provider indexes, or empty (0 bytes:
+nothing to index, ``empty_files``) (``.mnote/index/skipped.json``).
 
 A folder's ``ingest``, ``sync`` and ``watch`` pass such a file over (``unindexable``) and give it no
 registry entry: a folder of archives would otherwise fill the registry with failures. This list keeps
@@ -74,6 +74,25 @@ def load_skipped(host: HasRootAndStore) -> SkippedFiles:
         return _decoder.decode(skipped_path(host).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return SkippedFiles()
+
+
+#: Why an empty file is passed over (``empty_files``): no provider has anything of it to index (LightRAG failed a 0-byte
+#: DOCX, and every later ingest of its folder sent it again and exited 1: nc28c surprise 6).
+EMPTY_REASON = "empty file (0 bytes): nothing to index; sync and ingest take it once it has content"
+
+
+def empty_files(ws_root: Path, rel_paths: Iterable[str]) -> dict[str, str]:
+    """The files of ``rel_paths`` (relative to ``ws_root``) that are empty on disk (0 bytes), with
+    ``EMPTY_REASON``: passed over as a type no provider indexes is. A stat each, nothing read; a file that
+    cannot be stat'ed is left to the caller (ingest says it cannot be read)."""
+    out: dict[str, str] = {}
+    for rel in rel_paths:
+        try:
+            if os.stat(ws_root / rel).st_size == 0:
+                out[rel] = EMPTY_REASON
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def _on_disk(host: HasRootAndStore, rel: str) -> bool:

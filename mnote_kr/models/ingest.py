@@ -115,3 +115,6 @@ class IngestReport(Base, kw_only=True):
     #: Set when the provider stopped answering during the wait (its engine stopped): its error. The items
     #: say how far each file got (``processed``: indexed; ``submitted``/``processing``: not indexed).
     provider_error: str | None = None
+    #: With ``provider_error``: the user stopped the provider's engine ('mnote-kr engine stop'), so the files not
+    #: indexed wait for 'mnote-kr sync' or 'mnote-kr ingest' (``errors.ProviderStoppedError``), not a failure.
+    provider_stopped: bool = False

@@ -79,11 +79,13 @@ class WordsOnlyFile(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 class WordsOnly(msgspec.Struct, kw_only=True, rename="camel"):
-    """``words-only.json``: files waiting for their places' vectors, and those with none to make."""
+    """``words-only.json``: files waiting for their places' vectors, and those with none to make; ``audited``: the
+    version of :func:`audit` this workspace's indexed files were checked by (0: never)."""
 
     version: int = RECORD_VERSION
     files: list[WordsOnlyFile] = []
     settled: list[WordsOnlyFile] = []
+    audited: int = 0
 
 
 _decoder = msgspec.json.Decoder(WordsOnly)
@@ -161,34 +163,108 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
             return
         files = [f for f in current.files if f.source_path != rel]
         files.append(WordsOnlyFile(source_path=rel, key=key, source_hash=source_hash, seen_at_ms=now_ms()))
-        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
+                                                      audited=current.audited)))
 
 
-def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]]) -> None:
+def sending(host: HasWorkspace, rels: Iterable[str]) -> None:
+    """Before an ingest waits for the provider and embeds: remember every file it sent as not placed by meaning yet,
+    its places key not known yet (""), in one atomic write, so that a process killed from here on (``kill -9``:
+    none of its last steps run) leaves them counted by words only and embedded by the next ``sync``. The ingest
+    settles the record itself when it ends (:func:`unembedded` with ``sent``). Nothing without the model."""
+    todo = dict.fromkeys(rels, "")
+    if todo and meaning.model_installed():
+        _write_not_yet(host, todo, set())
+
+
+def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]], sent: Iterable[str] = ()) -> None:
     """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``, or a wait
     its provider's engine stopped: nc28c, "placed by words and meaning" with no vector stored): each
     with the first places key it queued that has no vectors (``keys``: path -> keys), in one write; they
-    are placed by words only until ``sync`` embeds them. Nothing without the model."""
-    from mnote_kr.core.atomic import write_private
-    from mnote_kr.core.registry import now_ms
-
+    are placed by words only until ``sync`` embeds them. The files of ``sent`` :func:`sending` recorded that need
+    no more (their places embedded, or none queued) leave the record. Nothing without the model."""
     if not meaning.model_installed():
         return
     todo = {rel: key for rel, ks in keys.items() if (key := next((k for k in ks if not meaning.has_vectors(k)), None))}
-    if not todo:
-        return
+    done = set(sent) - set(todo)
+    if todo or done:
+        _write_not_yet(host, todo, done)
+
+
+def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str]) -> None:
+    """Record the files of ``todo`` (path -> places key) as not placed by meaning yet, and drop those of ``done``
+    still recorded so by :func:`sending` (key ""), in one write under the record's lock; best effort."""
+    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.registry import now_ms
+
     reg = host.registry()
     path = record_path(host, create=True)
     try:
         with exclusive(str(path) + ".lock", timeout=5):
             current = load(host)
-            files = [f for f in current.files if f.source_path not in todo]
+            files = [f for f in current.files if f.source_path not in todo
+                     and not (f.source_path in done and f.not_yet and not f.key)]
+            if not todo and files == current.files:
+                return
             files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(), not_yet=True,
                                     source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
                       for rel, key in todo.items()]
-            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
+                                                          audited=current.audited)))
     except (OSError, MnoteKrError):  # best effort: a search records them when it meets them
         pass
+
+
+#: The version of :func:`audit`: a workspace whose record says less is checked once more.
+AUDIT_VERSION = 1
+
+
+def audit(host: HasWorkspace, prepare: Callable[[str], object]) -> int:
+    """Once per workspace (the record's ``audited``): record as not placed by meaning yet the indexed files whose
+    places have no vectors that no record names, so the catch-up that calls it embeds them: an ingest from before
+    :func:`sending` whose wait a stop or a kill cut left them so (nc28c's home counted 19 files "placed by words and
+    meaning" with 0 vectors stored, and only ``ingest --force`` repaired it). Each is prepared again (``prepare``:
+    the locator's cached model) for its places keys; nothing is sent, queued or embedded here. How many."""
+    from mnote_kr.core.atomic import write_private
+
+    if not meaning.model_installed() or load(host).audited >= AUDIT_VERSION:
+        return 0
+    current = load(host)
+    named = {f.source_path for f in (*current.files, *current.settled)}
+    todo: dict[str, str] = {}
+    for rel, entry in host.registry().entries.items():
+        path = host.workspace.rel_to_abs(rel)
+        if entry.status != "processed" or entry.stale or rel in named or not path.is_file():
+            continue
+        if key := next((k for k in _keys_of(prepare, str(path)) if not meaning.has_vectors(k)), None):
+            todo[rel] = key
+    _write_not_yet(host, todo, set())
+    path = record_path(host, create=True)
+    try:
+        with exclusive(str(path) + ".lock", timeout=5):
+            now = load(host)
+            write_private(path, _encoder.encode(msgspec.structs.replace(now, audited=AUDIT_VERSION)))
+    except (OSError, MnoteKrError):
+        pass
+    return len(todo)
+
+
+def _keys_of(prepare: Callable[[str], object], path: str) -> list[str]:
+    """The places keys preparing ``path`` queues, its places left out of the embedding queue (``meaning._queue``,
+    this package's: the audit reads keys, the catch-up after it embeds the files that need it)."""
+    keys: list[str] = []
+    token = meaning.collected.set(keys)
+    with meaning._queue_lock:
+        before = len(meaning._queue)
+    try:
+        prepare(path)
+    except MnoteKrError:
+        return []  # unreadable for the locator now: nothing to embed
+    finally:
+        meaning.collected.reset(token)
+        with meaning._queue_lock:
+            del meaning._queue[before:]
+    return keys
 
 
 def _live(reg: Registry, f: WordsOnlyFile) -> bool:
@@ -236,11 +312,11 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
         keep, settled = [], [f for f in current.settled if _live(reg, f)]
         for f in current.files:
             if (f.source_path, f.key) in done:
-                if not meaning.has_vectors(f.key):
+                if f.key and not meaning.has_vectors(f.key):  # (a file recorded before its key was known: dropped)
                     settled = [s for s in settled if s.source_path != f.source_path] + [f]
             elif _live(reg, f) and os.path.isfile(host.workspace.rel_to_abs(f.source_path)):
                 keep.append(f)
-        record = WordsOnly(files=keep, settled=settled[-MAX_FILES:])
+        record = WordsOnly(files=keep, settled=settled[-MAX_FILES:], audited=current.audited)
         if record != current:
             write_private(path, _encoder.encode(record))
         st = os.stat(path)

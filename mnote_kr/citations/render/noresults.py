@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.typedwords import said
 from mnote_kr.citations.render.weakabsent import absent_reason, declined
 from mnote_kr.citations.render.weakacross import apart, query_script, stands_out
 from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, said_somewhere, same_script
@@ -144,29 +145,29 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     if said_across(query, citations) or stands_out(query, citations, _passage):
         return None
     if around:
-        return (f"the query's words ({', '.join(around)}) are only in the text around the places found, not at any of "
-                "them, and the first is not close to the query in meaning: nothing in your files clearly answers it; "
-                "the passages shown are only the nearest by meaning")
+        return (f"the query's words ({said(around, query)}) are only in the text around the places found, not at any "
+                "of them, and the first is not close to the query in meaning: nothing in your files clearly answers "
+                "it; the passages shown are only the nearest by meaning")
     if more:
         return more
     if plain:
-        return (f"no passage found holds more of the query than words common in this library ({', '.join(plain)}), "
+        return (f"no passage found holds more of the query than words common in this library ({said(plain, query)}), "
                 "and the first is not close to it in meaning: nothing in your files clearly answers it; the passages "
                 "shown are only the nearest by meaning")
     if common[0]:
-        return (f"only words common in this library ({', '.join(common[0])}) are in the passages found, and "
-                f"{', '.join(common[1])} is in none of its files: nothing in your files clearly answers it; the "
-                "passages shown are only the nearest by meaning")
+        return (f"only words common in this library ({said(common[0], query)}) are in the passages found, and "
+                f"{said(common[1], query)} {'is' if len(common[1]) == 1 else 'are'} in none of its files: nothing in "
+                "your files clearly answers it; the passages shown are only the nearest by meaning")
     if numbers_only:
         return ("only the query's numbers are in the passages found, none of its words: nothing in your files "
                 "clearly answers it; the passages shown are only the nearest by meaning")
     if few and set(few) <= COMMON_WORDS:
-        return (f"only common words of the query ({', '.join(few)}) are in the passages found: nothing in your "
+        return (f"only common words of the query ({said(few, query)}) are in the passages found: nothing in your "
                 "files clearly answers it; the passages shown are only the nearest by meaning")
     if few:
-        return (f"only one of the query's words ({few[0]}) is in the passages found, and the first passage is not "
-                "close to the query in meaning: nothing in your files clearly answers it; the passages shown are "
-                "only the nearest by meaning")
+        return (f"only one of the query's words ({said(few[:1], query)}) is in the passages found, and the first "
+                "passage is not close to the query in meaning: nothing in your files clearly answers it; the passages "
+                "shown are only the nearest by meaning")
     if _across_scripts(query, citations[:1], shown=True):  # the passage the reason speaks of: the one shown
         return ACROSS_LANGUAGES
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "

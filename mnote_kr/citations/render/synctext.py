@@ -11,6 +11,7 @@ from typing import Any
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
 from mnote_kr.citations.render.statustext import MOVED_FOLLOWED, counts_text, registry_counts
 from mnote_kr.core.readings import sync_lines
+from mnote_kr.core.skipped import EMPTY_REASON
 from mnote_kr.models import IngestItem, IngestReport
 
 
@@ -21,16 +22,17 @@ def render_ingest(report: IngestReport) -> str:
     ingested again would list its whole library); one is named. ``--json`` lists every file."""
     unchanged = [item for item in report.items if item.status == "already_registered"]
     shown = report.items if len(unchanged) < 2 else [item for item in report.items if item not in unchanged]
-    lines = [_item_line(item, report.provider_error) for item in shown]
+    lines = [_item_line(item, report.provider_error, report.provider_stopped) for item in shown]
     if len(unchanged) > 1:
         lines.append(f"{'unchanged':<18} {len(unchanged)} files already indexed, not sent again "
                      "(--force sends them again; --json lists them)")
     lines += [f"{'skipped':<18} {skipped.path} ({skipped.reason})" for skipped in report.skipped]
-    lines.append(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    lines.append(", ".join(f"{k}: {v}" for k, v in _counts(report).items()) or "nothing to do")
     lost = report.words_only
     if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
+        why = "the wait ended before its placing step" if report.provider_error else "ingest does only with --wait"
         lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
-                     f"{lost.paths[0]}: '{lost.command}' embeds their places (ingest does only with --wait)")
+                     f"{lost.paths[0]}: '{lost.command}' embeds their places ({why})")
     if report.next_call:
         lines.append(report.next_call)
     return "\n".join(lines)
@@ -40,12 +42,30 @@ def render_ingest(report: IngestReport) -> str:
 _IN_FLIGHT = frozenset({"submitted", "processing"})
 
 
-def _item_line(item: IngestItem, lost: str | None) -> str:
+def _item_line(item: IngestItem, lost: str | None, stopped: bool = False) -> str:
     """``processed          kb/a.docx``; a file not indexed when the provider stopped answering during the
-    wait (``lost``) says so, not that it is being indexed (nothing is, until a sync sends it again)."""
+    wait (``lost``) says so, not that it is being indexed (nothing is, until a sync sends it again). When the
+    user stopped the engine (``stopped``), the line says that and what resumes the file (nc28c: "processing when
+    the provider stopped answering" read like a failure after a deliberate 'mnote-kr engine stop')."""
     if lost and item.status in (*_IN_FLIGHT, "pending"):
+        if stopped:
+            state = "queued" if item.status == "pending" else "sent"
+            return (f"{'not indexed':<18} {item.source_path} ({state} when the engine was stopped ('mnote-kr engine "
+                    "stop'); after 'mnote-kr engine start', 'mnote-kr sync' or 'mnote-kr ingest' resumes it)")
         return f"{'not indexed':<18} {item.source_path} ({item.status} when the provider stopped answering)"
     return f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "")
+
+
+def _counts(report: IngestReport) -> dict[str, int]:
+    """The counts line's statuses; after the provider stopped answering, the files it left sent or queued are
+    counted "not indexed", as their lines say (nothing works on them: "processing: 14" said otherwise)."""
+    if not report.provider_error:
+        return report.counts
+    out: dict[str, int] = {}
+    for key, n in report.counts.items():
+        shown = "not indexed" if key in (*_IN_FLIGHT, "pending") else key
+        out[shown] = out.get(shown, 0) + n
+    return out
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -155,13 +175,14 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
             lines.append(f"{'':<24}... and {excluded['count'] - 20} more ('--json' lists all)")
         if excluded.get("count"):
             lines.append(f"{excluded['count']} excluded file(s) dropped from the index: no longer cited")
-        # Files of types the provider cannot index: one line, they are found again by every pass.
+        # Files of types the provider cannot index, and empty ones: one line, they are found again by every pass.
         skipped = rec.get("skipped") or {}
         if skipped.get("count"):
-            first = skipped["paths"][0]
+            first, reasons = skipped["paths"][0], skipped.get("reasons") or {}
             more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
-            lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
-                         f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
+            what = "that cannot be indexed" if EMPTY_REASON in reasons.values() else "the provider cannot index"
+            lines.append(f"Passed over {skipped['count']} file(s) {what}: {first} "
+                         f"({reasons.get(first, 'not indexable')}){more}")
         # Not regular files (FIFO, socket, device) and names that are not UTF-8: one line each.
         passed = rec.get("passedOver") or {}
         for path in passed.get("paths", [])[:50]:

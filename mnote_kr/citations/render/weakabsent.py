@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.typedwords import said
 from mnote_kr.citations.render.weakacross import apart, query_script
 from mnote_kr.citations.render.weakmore import (
     _NOTHING,
@@ -86,7 +87,7 @@ def absent_reason(citations: list[Citation], query: str,
     if not ABSENT or library is None:
         return None
     if names := name_absent(citations, query, library):
-        return f"the query asks about {', '.join(names)}, which no file of this library holds" + _NOTHING
+        return f"the query asks about {said(names, query)}, which no file of this library holds" + _NOTHING
     return None
 
 

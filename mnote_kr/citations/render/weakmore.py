@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.typedwords import said
 from mnote_kr.citations.render.weakacross import apart, query_script
 from mnote_kr.citations.render.weakwords import passage_words
 
@@ -68,21 +69,21 @@ def more_reason(citations: list[Citation], query: str, library: Callable[[], Lib
     ``words_most``: ``noresults.LIBRARY_FILES`` and ``noresults.PLAIN_WORDS`` (``small_plain``); ``common``:
     ``noresults.COMMON_WORDS`` (``names_only``)."""
     if words := only_sources(citations, query):
-        return (f"the query's words ({', '.join(words)}) are only in lists of sources (references, contents) among the "
-                "passages found, and most of its words are in none" + _NOTHING)
+        return (f"the query's words ({said(words, query)}) are only in lists of sources (references, contents) among "
+                "the passages found, and most of its words are in none" + _NOTHING)
     if library is None:
         return None
     held, absent = library_lacks(citations, query, library)
     if absent:
-        return (f"most of the query's words ({', '.join(absent)}) are in no file of this library, and the passages "
-                + (f"found hold only {', '.join(held)}" if held else "found hold none of the others") + _NOTHING)
+        return (f"most of the query's words ({said(absent, query)}) are in no file of this library, and the passages "
+                + (f"found hold only {said(held, query)}" if held else "found hold none of the others") + _NOTHING)
     if words := small_plain(citations, query, library, small_below, words_most):
         return (f"in this small library no passage found holds more of the query than words several of its files hold "
-                f"({', '.join(words)}), and the first is no closer to it in meaning than the rest" + _NOTHING)
+                f"({said(words, query)}), and the first is no closer to it in meaning than the rest" + _NOTHING)
     named, rest = names_only(citations, query, library, common) if NAMES_ONLY else ([], [])
     if named:
-        return (f"the passages found name {', '.join(named)}, but none naming it holds any other word of the query "
-                f"({', '.join(rest)}): they name what it asks about, not what it asks" + _NOTHING)
+        return (f"the passages found name {said(named, query)}, but none naming it holds any other word of the query "
+                f"({said(rest, query)}): they name what it asks about, not what it asks" + _NOTHING)
     return None
 
 #: Words by which a query asks about a list of sources itself ("which book in the references ..."), whose answer a

@@ -27,6 +27,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.typedwords import said
 from mnote_kr.citations.render.weakmore import name_terms, names_its_answer, passage
 from mnote_kr.citations.render.weakwords import passage_words
 
@@ -95,7 +96,7 @@ def across_reason(citations: list[Citation], query: str,
     if not others:
         return None
     path, best = max(others.items(), key=lambda kv: kv[1])
-    name, what = PurePath(path).name, ", ".join(sorted(thin)) or "none"
+    name, what = PurePath(path).name, said(sorted(thin), query) or "none"
     if best >= mine - CLOSER:
         return (f"the first file found holds at most half the query's words ({what}), and {name}, written in another "
                 "script in which the query's words cannot be matched, is as close to it in meaning" + UNCLEAR)
@@ -106,9 +107,10 @@ def across_reason(citations: list[Citation], query: str,
     absent = sorted(t for t in asked - found if not lib.df.get(t))
     if not absent:
         return None
-    return (f"the first file found holds at most half the query's words ({what}), {', '.join(absent)} is in no file of "
-            f"this library written in the query's script, and {name}, written in another script, is nearly as close "
-            "to it in meaning" + UNCLEAR)
+    verb = "is" if len(absent) == 1 else "are"
+    return (f"the first file found holds at most half the query's words ({what}), {said(absent, query)} {verb} in no "
+            f"file of this library written in the query's script, and {name}, written in another script, is nearly as "
+            "close to it in meaning" + UNCLEAR)
 
 
 def _held(asked: set[str], citations: Iterable[Citation]) -> set[str]:

@@ -22,7 +22,7 @@ from mnote_kr.plugin_api import ProviderContext
 
 if TYPE_CHECKING:
     import httpx
-from mnote_kr.plugin_api import ProviderBusyError, ProviderError
+from mnote_kr.plugin_api import ProviderBusyError, ProviderError, ProviderStoppedError
 
 from . import interrupted, searchwait
 from .searchwait import STATUS_TIMEOUT_S, Indexing
@@ -59,7 +59,7 @@ class EngineNotRunningError(ProviderError):
 START_HINT = "start it with 'mnote-kr engine start'"
 
 
-class EngineStoppedError(EngineNotRunningError):
+class EngineStoppedError(EngineNotRunningError, ProviderStoppedError):
     """The managed engine this work used was stopped ('mnote-kr engine stop'): the stop wins, and nothing
     starts an engine again behind the user's back. ``stopped`` is the stop's record (``at``: when)."""
 

@@ -151,15 +151,21 @@ def clean_held(prov: _p.LightRagProvider, held: list[SourceEntry], wait_s: float
     in_flight = {str(r.get("id")) for r in docs.rows if str(r.get("status", "")).lower() in _IN_FLIGHT}
     if in_flight & ours:
         if in_flight - ours:
-            prov.ctx.progress("LightRAG is indexing other documents: the failed and refused ones it holds are "
-                              "deleted by a later 'mnote-kr sync'")
+            prov.ctx.progress(_kept_for_now("is indexing other documents", len(ours)))
             return unchanged
         _cancel_and_wait(prov, max(wait_s, CANCEL_WAIT_S))
     outcome, _ = prov.delete_ids(sorted(ours))
     if outcome != "started":
-        prov.ctx.progress("LightRAG is busy: the failed and refused documents it holds are deleted by a later "
-                          "'mnote-kr sync'")
+        prov.ctx.progress(_kept_for_now("is busy", len(ours)))
     return unchanged
+
+
+def _kept_for_now(why: str, count: int) -> str:
+    """The one line of a sync whose delete of failed or refused files' documents LightRAG did not take now: what
+    happens and that nothing is to be done (nc28c read "... are deleted by a later sync" after an engine stop and
+    could not tell whether to act)."""
+    return (f"LightRAG {why}, so it keeps the documents of {count} failed or refused file(s) for now: they are never "
+            "cited, and a later 'mnote-kr sync' deletes them (nothing to do)")
 
 
 def clean_orphans(prov: _p.LightRagProvider) -> list[EntryUpdate]:

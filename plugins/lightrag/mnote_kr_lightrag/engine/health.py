@@ -16,6 +16,7 @@ from .procs import log_tail
 
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable
 
 #: (url, api key) -> (monotonic time, /health body): what :func:`health` last received.
 _SEEN_HEALTH: dict[tuple[str, str | None], tuple[float, dict[str, Any]]] = {}
@@ -79,12 +80,16 @@ def guard_active(url: str) -> bool:
 
 
 def wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, what: str,
-               logs: list[Path]) -> None:
+               logs: list[Path], still_wanted: Callable[[], object] | None = None) -> None:
     """Until ``check_url/health`` answers; ``ProviderError`` with the logs' tails when ``proc`` exits
-    or ``deadline`` (``time.monotonic``) passes first."""
+    or ``deadline`` (``time.monotonic``) passes first. ``still_wanted`` is called at each poll and raises when
+    the start is no longer wanted (an 'engine stop' began: nc28c's search caught by a stop said so only after
+    the 12 s its workspace server took to start, which the stop waited for); the caller stops ``proc``."""
     while True:
         if health(check_url, timeout=1.0) is not None:
             return
+        if still_wanted is not None:
+            still_wanted()
         code = proc.poll()
         if code is not None:
             tails = "\n".join(t for t in (log_tail(p) for p in logs) if t)

@@ -245,10 +245,11 @@ def start_engine(
     shared working and input dirs); such an engine is recorded under :func:`workspace_state_dir`.
     ``models_from`` (the shared engine, for a workspace's) lends its offline model service when it
     runs the same embedder (:mod:`.modelshare`); else this start runs its own.
-    ``go_ahead`` is called under this engine's lock before anything is checked or started, and raises to
-    refuse the start: a workspace's server starts only while the shared engine still runs and no stop
-    has begun on it (``client/workspaces.py``). Under that lock, a stop that begins later waits for this
-    start and then stops what it started.
+    ``go_ahead`` is called under this engine's lock before anything is checked or started, and again at each
+    poll of the start-up's wait for /health (what it started is then stopped), and raises to refuse the
+    start: a workspace's server starts only while the shared engine still runs and no stop has begun on it
+    (``client/workspaces.py``). Under that lock, a stop that begins later waits for this start, which gives
+    up at its next poll, and then stops whatever is left.
     Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
@@ -268,13 +269,15 @@ def start_engine(
             return running
         return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
                              llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s,
-                             embedder=embedder, workspace=workspace, models_from=models_from)
+                             embedder=embedder, workspace=workspace, models_from=models_from,
+                             still_wanted=go_ahead)
 
 
 def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None,
-                  workspace: str | None = None, models_from: EngineInfo | None = None) -> EngineInfo:
+                  workspace: str | None = None, models_from: EngineInfo | None = None,
+                  still_wanted: Callable[[], object] | None = None) -> EngineInfo:
     import secrets
     import subprocess
 
@@ -348,7 +351,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                            cwd=run_dir, log=models_log,
                            env={**base_env(), **modelservice.PROCESS_ENV, modelservice.KEY_ENV: models_key or ""})
             started.append((mproc, "models"))
-            wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
+            wait_until(models_url, mproc, deadline, "The offline model service", [models_log], still_wanted)
 
         if offline_llm:
             llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, models_key or ""
@@ -413,7 +416,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         )
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
-        wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+        wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log], still_wanted)
         if not guard_active(url):
             raise ProviderError("lightrag-server started without mnote-kr's guard (it answered a foreign "
                                 "Host header); it was stopped", url=url,

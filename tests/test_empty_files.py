@@ -1,0 +1,104 @@
+"""An empty file has nothing to index: a folder's ingest, a named ingest and sync pass it over with its reason, and
+it fails no later ingest (nc28c surprise 6: a 0-byte DOCX made every 'ingest .' exit 1 with an Error line, even when
+everything else indexed). ``status`` names it and why; once it has content it is indexed like any new file. A
+genuinely broken file keeps its one error line and exit 1.
+
+The fake provider fails a 0-byte or a broken document as LightRAG does (its DOCX reader: "... is empty (0 bytes)")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider
+
+from mnote_kr import hookimpl
+from mnote_kr.context import ProviderContext
+from mnote_kr.core.skipped import EMPTY_REASON
+from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
+from tests.surfaces import KB, cli_kb
+
+EMPTY_LINE = f"{'skipped':<18} kb/empty.docx ({EMPTY_REASON})"
+
+
+class LikeLightRag(FakeProvider):
+    """Fails a 0-byte file and one that is no DOCX, with LightRAG's words; indexes the rest."""
+
+    @hookimpl
+    def ingest(self, ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate]:
+        bad = {s.rel_path: (f"{Path(s.rel_path).name} is empty (0 bytes)" if s.size == 0 else "File is not a zip file")
+               for s in sources if s.size == 0 or Path(s.path).read_bytes().startswith(b"junk")}
+        done = FakeProvider.ingest(self, ctx, [s for s in sources if s.rel_path not in bad], force)
+        return [*done, *(EntryUpdate(source_root_relative_path=rel, status="failed", last_error=why)
+                         for rel, why in bad.items())]
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
+    kb = cli_kb(tmp_path, monkeypatch, capsys, LikeLightRag())
+    (kb.ws / "kb" / "empty.docx").write_bytes(b"")
+    yield kb
+
+
+def test_a_folder_ingest_passes_an_empty_file_over_and_exits_0_every_time(kb: KB) -> None:
+    for _ in range(2):
+        out, err = kb.run("ingest", "kb")
+        assert EMPTY_LINE in out.splitlines(), out
+        assert "Error" not in err, err
+    assert "kb/empty.docx" not in kb.provider.ingested  # never sent
+    assert "kb/empty.docx" not in kb.host.registry().entries
+    assert {r for r in kb.host.registry().entries} == {"kb/a.md", "kb/b.md"}
+
+
+def test_status_names_the_empty_file_and_why(kb: KB) -> None:
+    kb.run("ingest", "kb")
+    status = json.loads(kb.run("status", "--json")[0])
+    assert status["skipped"] == {"count": 1, "files": [{"sourcePath": "kb/empty.docx", "reason": EMPTY_REASON}]}
+    assert "kb/empty.docx" not in (status.get("pendingNew") or {}).get("files", []), status.get("pendingNew")
+    text = kb.run("status")[0]
+    assert "kb/empty.docx" in text and "0 bytes" in text, text
+
+
+def test_a_named_empty_file_is_passed_over_too(kb: KB) -> None:
+    out, err = kb.run("ingest", "kb/empty.docx")
+    assert out.splitlines()[0] == EMPTY_LINE, out
+    assert not err.strip(), err
+
+
+def test_an_empty_file_a_failed_record_holds_is_dropped_and_passed_over(kb: KB) -> None:
+    """A home from before: the empty file failed at the provider and every ingest sent it again."""
+    path = kb.ws / "kb" / "empty.docx"
+    with kb.host.store.transaction() as reg:
+        reg.put(SourceEntry(source_id="s-empty", source_path=str(path), source_root_relative_path="kb/empty.docx",
+                            source_hash="sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                            size=0, mtime_ns=path.stat().st_mtime_ns, status="failed",
+                            last_error="empty.docx is empty (0 bytes)"))
+    out, err = kb.run("ingest", "kb")
+    line = next(line for line in out.splitlines() if "kb/empty.docx" in line)
+    assert line.startswith(f"{'skipped':<18} kb/empty.docx ({EMPTY_REASON}"), line
+    assert "kb/empty.docx" not in kb.host.registry().entries and "Error" not in err
+
+
+def test_sync_passes_a_new_empty_file_over_and_indexes_it_once_it_has_content(kb: KB) -> None:
+    kb.run("roots", "add", "kb")
+    out, err = kb.run("sync")
+    assert f"Passed over 1 file(s) that cannot be indexed: kb/empty.docx ({EMPTY_REASON})" in out, out
+    assert "Error" not in err, err
+    assert "kb/empty.docx" not in kb.host.registry().entries
+    (kb.ws / "kb" / "empty.docx").write_text("now a note\n", encoding="utf-8")  # (a text note, as the fake reads it)
+    kb.run("sync")
+    assert kb.host.registry().entries["kb/empty.docx"].status == "processed"
+    status = json.loads(kb.run("status", "--json")[0])
+    assert status["skipped"]["count"] == 0
+
+
+def test_a_broken_file_keeps_its_one_error_line_and_exit_1(kb: KB) -> None:
+    (kb.ws / "kb" / "broken.docx").write_bytes(b"junk that is no zip")
+    for tried in (3, 1):  # every ingest of its folder tries it again (it may have been fixed); the empty one: never
+        out, err = kb.run("ingest", "kb", code=1)
+        assert EMPTY_LINE in out.splitlines(), out
+        [error] = [line for line in err.splitlines() if line.startswith("Error:")]
+        assert error.startswith(f"Error: 1 of {tried} file(s) failed to index: kb/broken.docx: "
+                                "File is not a zip file"), err
