@@ -48,7 +48,7 @@ def test_a_name_no_file_holds_makes_the_search_weak() -> None:
     cites, query = search("nc24b_q12")
     assert RECORDED["searches"]["nc24b_q12"]["weakThen"] is False
     reason = weak_reason(cites, query, lambda: library("nc24b_q12"))
-    assert reason is not None and reason.startswith("the query asks about tableformer, which no file")
+    assert reason is not None and reason.startswith("the query asks about TableFormer, which no file")
     # a library one file of which names TableFormer: the search is not judged by a name it lacks
     assert weak_reason(cites, query, lambda: library("nc24b_q12", tableformer=1)) is None
     assert weakabsent.name_absent(cites, query, lambda: library("nc24b_q12")) == ["tableformer"]

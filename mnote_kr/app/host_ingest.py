@@ -280,6 +280,7 @@ class HostIngest(HostPlaces):
                 # An ingest that does not wait returns as soon as its files are sent (the CLI without
                 # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
                 self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
+                                   prepared={rel for _, rel in prepare},
                                    announce=bool(wait and placing and prepare))
             elif error is None:  # queued, not embedded (no --wait, or its engine stopped): remembered, sync embeds them
                 report.words_only = self._words_only_left(_looked_at(report, sources), keys)

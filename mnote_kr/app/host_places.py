@@ -8,7 +8,7 @@ and ``sync`` call it; it sends nothing to the provider.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -115,16 +115,18 @@ class HostPlaces:
         return self._embed_places(after_wait_s=None, scope=None, again=again)
 
     def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
-                      again: bool = True, announce: bool = False) -> dict[str, Any]:
+                      again: bool = True, announce: bool = False, prepared: Container[str] = ()) -> dict[str, Any]:
         """Embed the queued places (``meaning.embed_queued``), with those of the files of ``scope`` (None:
         any) a search placed by words only, prepared again first (``wordsonly.due``). After a wait that
         ended with files still being indexed (``after_wait_s``), one note first: the step is not bounded
-        by the wait (vectors not made now would never be: only ingest queues a file's places). ``announce``
+        by the wait (vectors not made now would never be: only ingest queues a file's places). ``prepared``:
+        the files this ingest prepared already (their places are queued; preparing them again was twice the
+        work). ``announce``
         (after ``waitprogress.steps_note``): the step's first line follows ``PLACING_NOTE``."""
         from mnote_kr.citations.rank import meaning, wordsonly
         from mnote_kr.citations.rank.meaning import embed_queued
 
-        again_due = wordsonly.due(self, scope, again=again)
+        again_due = [f for f in wordsonly.due(self, scope, again=again) if f.source_path not in prepared]
         if again_due and not meaning.model_installed():
             again_due = []
         if again_due:  # the step named, and why these files are in it (nc28c: "since their places changed")
