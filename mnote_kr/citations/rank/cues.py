@@ -277,11 +277,50 @@ def _prefix(noun: str) -> str:
     return noun
 
 
+#: A question asking what a quantity it names is ("What is the sequential write speed of the NANDrive micro SSD?",
+#: "What is the minimum distance between buildings?", 容量是多少) asks its kind as "how fast" or 多少 does (False: only
+#: the question words above, as before round 29). Chinese named the quantity already (速度, 价格, 比例); English did
+#: not: the English question over a Chinese spec sheet cited the paragraph naming the product, while the Chinese one
+#: cited the line answering it, "连续写入性能为：超过每秒20兆字节" (issue 33, nc28a F1).
+NAMED_QUANTITIES = True
+#: A what-question (or "at what"): the quantity it names is what it asks.
+_WHAT_RE = lazy_compile(r"^\s*(?:what|which)\b|\b(?:what|which)\s+(?:is|was|are|were|'s)\b|\bat\s+what\b")
+#: The quantities a what-question may name, each asking its kind; the Chinese ones asked as 是多少 / 有多大.
+_NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("speed", lazy_compile(r"\b(?:speeds?|velocity|throughput|bandwidth|(?:data|transfer|bit|baud)\s+rate)\b")),
+    ("money", lazy_compile(r"\b(?:prices?|costs?|fees?|salary|wages?)\b"
+                           r"|(?:工资|薪资|薪水|报价|售价|单价)(?:是|为|有)?(?:多少|几)")),
+    ("percent", lazy_compile(r"\b(?:percentage|proportion)\b")),
+    ("distance", lazy_compile(r"\b(?:distance|length|height|width|depth|altitude|diameter)\b"
+                              r"|(?:距离|长度|高度|宽度|深度|直径)(?:是|为|有)?(?:多少|多[长远高宽深]|几)")),
+    ("size", lazy_compile(r"\b(?:size|capacity|weight|area)\b"
+                          r"|(?:容量|尺寸|大小|重量|面积|体积|内存)(?:是|为|有)?(?:多少|多大|多重|几)")),
+    ("duration", lazy_compile(r"\b(?:duration|lifetime|lifespan|life\s+span)\b"
+                              r"|(?:寿命|时长)(?:是|为|有)?(?:多少|多久|多长|几)")),
+)
+
+
+def _named(folded_query: str) -> list[str]:
+    """The kinds of the quantities a what-question names (``NAMED_QUANTITIES``), each once, in ``_NAMED``'s order; the
+    Chinese forms carry their own asking (是多少)."""
+    if not NAMED_QUANTITIES:
+        return []
+    what = _WHAT_RE.search(folded_query) is not None
+    out = []
+    for name, pattern in _NAMED:
+        m = pattern.search(folded_query)
+        if m is not None and (what or not m.group(0).isascii()):
+            out.append(name)
+    return out
+
+
 def answer_types(folded_query: str) -> tuple[str, ...]:
     """The answer types ``folded_query`` (``ranking.fold`` of the question) asks for, in a fixed
     order: ``date``, ``money``, ``percent``, ``frequency``, ``duration``, ``distance``, ``size``, ``speed`` ("how
     fast": "40 words per minute"), ``ratio`` and ``count:<noun>`` (``count:`` alone for a count of no named thing)."""
     out = [name for name, pattern in _QUESTION_TYPES if pattern.search(folded_query)]
+    # a quantity named is asked only when no question word asks a kind: "how much of the cost" is a share
+    out = out or _named(folded_query)
     if {"money", "ratio", "duration", "frequency", "speed"} & set(out):
         return tuple(out)
     for m in _COUNT_RE.finditer(folded_query):

@@ -23,7 +23,7 @@ from mnote_kr.citations.rank.ranking import fold
 from mnote_kr.citations.render.claims import id_anchor, inside, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.extremes import extreme_place
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
-from mnote_kr.citations.render.leads import exact_nearer, lead_by_meaning, said_more, supported
+from mnote_kr.citations.render.leads import exact_nearer, lead_by_meaning, said_more, supported, use_nearer
 from mnote_kr.citations.render.tablecells import column_keys, named_cell
 from mnote_kr.citations.render.valuerows import (
     asked_about,
@@ -198,7 +198,8 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
             and not _says_more(c, lead, behind) else _more_words(c, behind) \
             or said_more(c, behind, _place_words) \
-            or exact_nearer(c, behind, partial(_held_by, _terms(c)), LEAD_BY_MEANING) or supported(c, behind)
+            or exact_nearer(c, behind, partial(_held_by, _terms(c)), LEAD_BY_MEANING) or supported(c, behind) \
+            or use_nearer(c, behind, _place_words)
         if lead is not None and row is None and not named and not _answers(lead):
             # the passage's answer stays before a place nearer by meaning answering nothing; a first place answering
             # nothing yields to the nearest row answering, if any, before such a place
