@@ -40,7 +40,8 @@ TUNING = (("old", OLD), ("tables", TABLES), ("tune3", TUNE3), ("tune4", TUNE4), 
 HELD_OUT = (("heldout2", HELDOUT2), ("heldout3", HELDOUT3))
 _ENC = msgspec.json.Encoder()
 _BLOCKS: dict[str, list[dict[str, Any]]] = {}
-#: The PDF reader's wall-time backstop (``mnote_kr_pdf_bbox.budget.MAX_SECONDS``) while relocating, at least.
+#: The PDF reader's time backstop (``mnote_kr_pdf_bbox.budget.MAX_SECONDS``, CPU seconds since round 29) while
+#: relocating, at least.
 READ_SECONDS = 900.0
 #: A DOCX chunk's sidecar block is the one holding its evidence's lines (False: its own lines, as before round 28).
 EVIDENCE_BLOCK = True
@@ -163,7 +164,8 @@ def main() -> int:
     import mnote_kr_pdf_bbox.budget as budget
 
     # it measures where places land, not how fast a PDF reads: round 28's run on a machine at load 27 (2 cores) read
-    # tracemonkey past the reader's 20 s backstop and the whole run died at its 100th question
+    # tracemonkey past the reader's 20 s backstop (wall time then; CPU time since round 29, which a loaded machine does
+    # not spend) and the whole run died at its 100th question
     budget.MAX_SECONDS = max(budget.MAX_SECONDS, READ_SECONDS)
     import mnote_kr_docx_locator
     import mnote_kr_pdf_bbox

@@ -18,10 +18,12 @@ reader's time budget; the other pages keep PDFium's reading.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .budget import Stopwatch
 
 #: Pages of one document read again this way (the rest keep PDFium's reading).
 MAX_PAGES = 200
@@ -73,10 +75,10 @@ def _chars(layout: Any) -> Iterator[Any]:
             stack.extend(reversed(list(item)))
 
 
-def read_pages(path: str | Path, numbers: Iterable[int], deadline: float) -> dict[int, list[Char]]:
+def read_pages(path: str | Path, numbers: Iterable[int], watch: Stopwatch) -> dict[int, list[Char]]:
     """The characters of pages ``numbers`` (1-based) as pdfminer.six reads them, one per entry.
 
-    Pages not read before ``deadline`` (``time.monotonic()``) are left out; so is a page
+    Pages not read before the reading's budget is spent (``watch``, ``budget.MAX_SECONDS``) are left out; so is a page
     pdfminer cannot parse. A character pdfminer could not map to Unicode (``(cid:N)``) is
     dropped: never a wrong letter.
     """
@@ -102,7 +104,7 @@ def read_pages(path: str | Path, numbers: Iterable[int], deadline: float) -> dic
                 x0, y0, x1, y1 = ch.bbox
                 chars.append((text, (x0, y0, x1, y1), float(ch.matrix[5]), float(ch.size)))
             out[number] = chars
-            if time.monotonic() > deadline:
+            if watch.over():
                 break
     except (PDFSyntaxError, PSException, ValueError, KeyError, TypeError, AssertionError):
         pass  # what was read stays; the rest keeps PDFium's reading

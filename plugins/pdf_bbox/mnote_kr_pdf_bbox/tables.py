@@ -20,6 +20,8 @@ Boxes are text-frame boxes (``pdftext``): unrotated, top-left origin.
 from __future__ import annotations
 
 import bisect
+import re
+import unicodedata
 from collections.abc import Sequence
 
 from .layout import MARKER
@@ -54,6 +56,17 @@ OPENING_OVERLAP = 0.2
 OWN_ROWS = True
 PITCH_SHARE = 0.85
 ROW_PITCH = 1.5
+#: Such a line is still the line above it wrapped when that line fills its column: the first word of the line under it
+#: (a CJK character) would not have fitted after it before the column's right edge, the rightmost end of the page's
+#: lines starting in that column short of the row's next cell (``_wraps``; False: a row of its own whatever the line
+#: above, round 28). "支付其他与经营活动有关的现 | 金" ends at the column's edge; "经营活动产生的现金流量净额" (over the
+#: section row "二、投资活动产生的现金流量：") ends two characters short of it.
+WRAPS = True
+#: What a line wrapped onto the next one at least: a Latin word (with its punctuation), else one character, after any
+#: opening brackets and quotes (they never end a line: "Layerwise Reranker | (基于LLM分层)" moved "(基" down).
+_OPENING = "(\\[{（【「『《“‘"
+_WIDE = "\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff00-\\uffef"  # CJK letters and full-width forms
+_FIRST = re.compile(f"[{_OPENING}]*(?:[^\\s{_OPENING}{_WIDE}]+|\\S)")
 
 
 def _height(b: Box) -> float:
@@ -159,7 +172,8 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
                 end = run[k + 1] if k + 1 < len(run) else r + 1
                 # lines between this row and the next that sit under one of its cells
                 tail = [rows[t] for t in range(r + 1, end) if t not in lifted and t not in alone] \
-                    if k + 1 < len(run) else [x for x in _trailing(rows, pieces, r, boxes, _pitch(rows, run, k, boxes))
+                    if k + 1 < len(run) else [x for x in _trailing(rows, pieces, r, boxes, _pitch(rows, run, k, boxes),
+                                                                   texts, order)
                                               if not any(x is rows[t] for t in lifted)]
                 for extra in tail:
                     members.extend(extra)
@@ -187,7 +201,7 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
             # the row's cells, with a cell's first line set over its baseline (a label's second line under it)
             cells = rows[run[-1]] + (rows[run[-1] - 1] if run[-1] - 1 in lifted else []) if run else []
             if cells and _under_cells(row, cells, boxes, below):
-                if _own_row(row, [*cells, *below], boxes, _pitch(rows, run, len(run) - 1, boxes)):
+                if _own_row(row, [*cells, *below], boxes, _pitch(rows, run, len(run) - 1, boxes), texts, order):
                     alone.add(r)  # a label whose row holds no figure: a block of its own, the table goes on
                     below += row  # (under it, as under a cell's line, a line may still stand)
                     continue
@@ -279,28 +293,61 @@ def _pitch(rows: list[list[int]], run: list[int], k: int, boxes: Sequence[Box]) 
     return min(boxes[i][1] for i in rows[run[k]]) - min(boxes[i][1] for i in rows[run[k - 1]])
 
 
-def _own_row(row: list[int], above: list[int], boxes: Sequence[Box], pitch: float | None) -> bool:
+def _own_row(row: list[int], above: list[int], boxes: Sequence[Box], pitch: float | None,
+             texts: Sequence[str] = (), lines: Sequence[int] = ()) -> bool:
     """True when every line of ``row`` (under a cell of the row ``above``, or under that cell's lines) stands as
-    far under the nearest line above it in its column as the table's rows stand apart (``pitch``, ``OWN_ROWS``):
-    a row of its own whose label is all it holds. Rows set as closely as a cell's lines tell nothing (None)."""
+    far under the nearest line above it in its column as the table's rows stand apart (``pitch``, ``OWN_ROWS``),
+    that line not wrapped onto it (``_wraps``, judged among the page's ``lines``, ``texts`` theirs): a row of its own
+    whose label is all it holds. Rows set as closely as a cell's lines tell nothing (None)."""
     if not OWN_ROWS or pitch is None:
         return False
     for j in row:
         b = boxes[j]
-        tops = [boxes[i][1] for i in above if boxes[i][1] < b[1] and min(b[2], boxes[i][2]) > max(b[0], boxes[i][0])]
-        if not tops or pitch < ROW_PITCH * _height(b) or b[1] - max(tops) < PITCH_SHARE * pitch:
+        over = [i for i in above if boxes[i][1] < b[1] and min(b[2], boxes[i][2]) > max(b[0], boxes[i][0])]
+        if not over or pitch < ROW_PITCH * _height(b):
+            return False
+        a = max(over, key=lambda i: boxes[i][1])
+        if b[1] - boxes[a][1] < PITCH_SHARE * pitch or (texts and _wraps(a, j, above, boxes, texts, lines)):
             return False
     return True
 
 
+def _weight(text: str) -> int:
+    """``text``'s width in half-width characters (a CJK character counts two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wraps(a: int, j: int, cells: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
+           lines: Sequence[int]) -> bool:
+    """True when line ``j`` is line ``a`` wrapped (``WRAPS``): ``j``'s first word (a CJK character; its width read
+    from ``j``'s box and text) would not have fitted after ``a`` before the right edge of ``a``'s column, the
+    rightmost end of the ``lines`` starting within two line heights of the column's left short of the next of
+    ``cells`` to the right of ``a``. A label ending short of its column's edge with a line one row pitch under it
+    heads a row of its own (an empty row); one filling its column ran on."""
+    if not WRAPS:
+        return False
+    ta, tj = texts[a].rstrip(), texts[j].strip()
+    first = _FIRST.match(tj)
+    if not ta or first is None:
+        return False
+    ba, bj = boxes[a], boxes[j]
+    h = _height(ba)
+    nxt = min((boxes[i][0] for i in cells if boxes[i][0] > ba[2] - 0.5 * h), default=float("inf"))
+    left, start = min(ba[0], bj[0]) - 2 * h, max(ba[0], bj[0]) + 2 * h
+    edge = max([ba[2], *(boxes[i][2] for i in lines if left <= boxes[i][0] <= start and boxes[i][2] < nxt)])
+    width = (bj[2] - bj[0]) * _weight(first.group()) / max(_weight(tj), 1)
+    space = 0.0 if _weight(ta[-1]) == 2 or _weight(tj[0]) == 2 else 0.25 * h  # Latin words part at a space
+    return edge - ba[2] < 1.1 * (width + space)
+
+
 def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box],
-              pitch: float | None = None) -> list[list[int]]:
+              pitch: float | None = None, texts: Sequence[str] = (), lines: Sequence[int] = ()) -> list[list[int]]:
     """The rows right under the table's last row that continue its cells (up to a row of its own, ``_own_row``)."""
     out = []
     below: list[int] = []
     for k, row in enumerate(rows[r + 1 :], r + 1):
         if _cellular(pieces[k]) or not _under_cells(row, rows[r], boxes, below) \
-                or _own_row(row, [*rows[r], *below], boxes, pitch):
+                or _own_row(row, [*rows[r], *below], boxes, pitch, texts, lines):
             break
         out.append(row)
         below += row

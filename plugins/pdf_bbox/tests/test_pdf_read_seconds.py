@@ -1,0 +1,121 @@
+"""The PDF reader's time limit counts the reading's own CPU seconds, not the wall clock's.
+
+Round 28 (inview28): at load 27 on two cores tracemonkey, a 14-page paper read in a few CPU seconds, passed the reader's
+20 s of wall time and was cited at the file level. A reading kept waiting by a busy machine is not a costly file; a
+reading that computes without end still is. Here a page reader that waits (a stand-in for a machine too busy to run it:
+the wait is the reader's, the test waits on nothing) and one that burns CPU are put in PDFium's place, and the real
+reader's budget is checked against each.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pypdf
+import pytest
+from mnote_kr_testkit.pdfs import PdfBuilder, cid_font_pdf
+
+from mnote_kr.errors import DocumentError
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import budget, cidtext, clear_cache, locate, pdftext
+
+
+def _pages_pdf(path: Path, pages: int) -> Path:
+    b = PdfBuilder()
+    for n in range(pages):
+        b.text(b.add_page(), 72, 600, f"Batch {4200 + n} was weighed, dried and weighed again.", 11)
+    path.write_bytes(b.build())
+    return path
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch, work: Any) -> list[int]:
+    """PDFium's page reader with ``work`` done before each page; the page numbers it read."""
+    real, read = pdftext._read_page, []
+
+    def page_reader(page: Any, number: int, unreadable: list[int] | None = None) -> Any:
+        work()
+        read.append(number)
+        return real(page, number, unreadable)
+
+    monkeypatch.setattr(pdftext, "_read_page", page_reader)
+    return read
+
+
+def _burn(seconds: float) -> None:
+    """Compute for ``seconds`` of this thread's CPU time."""
+    start = time.thread_time()
+    while time.thread_time() - start < seconds:
+        sum(i * i for i in range(2000))
+
+
+@pytest.fixture(autouse=True)
+def _uncached(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    clear_cache()
+
+
+def test_a_reading_kept_waiting_past_the_limit_in_wall_time_reads_every_page(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = _pages_pdf(tmp_path / "waited.pdf", 6)
+    monkeypatch.setattr(budget, "MAX_SECONDS", 0.3)
+    read = _counting(monkeypatch, lambda: time.sleep(0.1))  # 0.6 s of wall time, next to no CPU
+    started = time.monotonic()
+    doc = pdftext.read_document(f)
+    assert time.monotonic() - started > budget.MAX_SECONDS  # the wall clock alone would have stopped it
+    assert read == [1, 2, 3, 4, 5, 6] and len(doc.pages) == 6
+    loc = locate(LocateRequest(file=str(f), evidence="Batch 4205 was weighed, dried and weighed again.", query="4205"))
+    assert loc.locator_precision == "bbox" and loc.page == 6, loc.reason
+
+
+def test_a_reading_that_burns_cpu_past_the_limit_is_stopped_at_the_page_it_passed_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = _pages_pdf(tmp_path / "costly.pdf", 10)
+    monkeypatch.setattr(budget, "MAX_SECONDS", 0.3)
+    read = _counting(monkeypatch, lambda: _burn(0.12))
+    with pytest.raises(DocumentError) as exc:
+        pdftext.read_document(f)
+    assert len(read) < 10 and read == list(range(1, len(read) + 1)), read  # stopped, not read to the end
+    message = exc.value.message
+    assert message.startswith("PDF over the reader's budget") and "0.3 s of CPU" in message, message
+    assert f"at page {len(read)}" in message and str(f) in message
+    clear_cache()
+    from mnote_kr.citations.pipeline import _locate
+    from mnote_kr.plugins import load_plugins
+
+    request = LocateRequest(file=str(f), evidence="Batch 4205 was weighed, dried and weighed again.", query="4205")
+    loc = _locate(load_plugins(), request, f.stat(), None)  # a search cites such a file at the file level
+    assert loc.locator_precision == "file" and "over the reader's budget" in (loc.reason or ""), loc
+
+
+def test_pages_read_again_by_pdfminer_stop_once_the_reading_spent_its_seconds(tmp_path: Path) -> None:
+    """The pages PDFium cannot read (CJK text in a font the PDF does not embed) share the same stopwatch."""
+    one = tmp_path / "one.pdf"
+    one.write_bytes(cid_font_pdf([(72, 760, "航空发动机状态监视系统")])[0])
+    writer = pypdf.PdfWriter()
+    for _ in range(3):
+        writer.append(str(one))
+    f = tmp_path / "cid.pdf"
+    with f.open("wb") as fh:
+        writer.write(fh)
+
+    class Spent(budget.Stopwatch):
+        def over(self, limit: float | None = None) -> bool:
+            return True
+
+    class Fresh(budget.Stopwatch):
+        def over(self, limit: float | None = None) -> bool:
+            return False
+
+    assert list(cidtext.read_pages(f, [1, 2, 3], Fresh())) == [1, 2, 3]
+    # a spent budget still keeps the page it was reading when it ran out, and reads no further
+    assert list(cidtext.read_pages(f, [1, 2, 3], Spent())) == [1]
+
+
+def test_the_stopwatch_counts_this_threads_cpu_not_time_spent_waiting() -> None:
+    watch = budget.Stopwatch()
+    time.sleep(0.2)  # waiting costs no CPU
+    assert watch.spent() < 0.1 and not watch.over(0.15)
+    _burn(0.2)
+    assert watch.over(0.15) and watch.unit == f"{budget.MAX_SECONDS:g} s of CPU"
