@@ -18,6 +18,9 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
   a words-only product would: ``words`` bypasses them (``code_overrides``), while the default writes one per
   locate, which the plain ratio charges to ranking by meaning.
 
+Each timed search is a new question (:func:`new_question`, checked before each): the memos keyed by the question's
+text are emptied, so the side searching it second is not served what the first remembered of it (round 29);
+memos keyed by a file's content or places stay, as a warm engine has them.
 Host side = the search's wall time minus LightRAG's answer (``providerMs``). Printed: p50 and p95 per side
 and their ratios against ``words`` (the baseline measured in the same run). ``--profile`` prints each side's
 top functions by cumulative time; ``--dump FILE`` writes each side's citations (ids, order, locators,
@@ -127,6 +130,79 @@ def _before() -> Iterator[None]:
         docx.MODELS_MAX = models
 
 
+#: The memos keyed by a question's text (``module:name`` of an ``lru_cache``d function), emptied before each timed
+#: search by :func:`new_question`: a user asks a new question each time, and both sides search the same one in this
+#: process, so what the first side remembered of it would serve the second. Memos keyed by a file's content or its
+#: places (vectors, document models, glyph and header checks, a place's sentences) are kept: a warm engine has them.
+QUERY_LRU = ("mnote_kr.citations.locate.saidacross:_said", "mnote_kr.citations.text.cjkwords:_query_words",
+             "mnote_kr.citations.text.cjkwords:_asking_verbs", "mnote_kr.citations.rank.ranking:_query_terms",
+             "mnote_kr.citations.cleaning.window:_query_re", "mnote_kr.citations.text.definitions:_naming",
+             "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector")
+
+
+def _lru(spec: str) -> Any:  # noqa: ANN401
+    import importlib
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def query_memos(question: str) -> dict[str, int]:
+    """What each memo keyed by question text holds: entries in memory, and the question's vector on disk
+    (``meaning``'s query store, 1 when stored). :func:`new_question` leaves them all 0."""
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank import meaning, searchmemo
+
+    sizes = {spec: _lru(spec).cache_info().currsize for spec in QUERY_LRU if hasattr(_lru(spec), "cache_info")}
+    sizes["pipeline._locator_memo"] = sum(len(m) for m in pipeline._locator_memo._by_plugins.values())
+    sizes["pipeline._clean_memo"] = sum(len(m) for m in pipeline._clean_memo._by_plugins.values())
+    sizes["searchmemo._tables"], sizes["searchmemo._placing"] = len(searchmemo._tables), len(searchmemo._placing)
+    store = meaning._query_store()
+    sizes["meaning-queries on disk"] = int((store.folder / store._entry_name(" ".join(question.split()))).exists())
+    return sizes
+
+
+def new_question(question: str) -> None:
+    """Forget what an earlier search remembered of ``question`` (:data:`QUERY_LRU`, the locate and cleaning answers
+    by query, the query's cosines and centred vector, its vector on disk, ``re``'s compiled patterns: the question's
+    own are compiled anew), as if it were asked for the first time."""
+    import re
+    import threading
+
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank import meaning, searchmemo
+
+    for t in threading.enumerate():  # the default's background query vector lands before the memos are emptied
+        if t.name == "mnote-kr-query-vector":
+            t.join()
+    for spec in QUERY_LRU:
+        f = _lru(spec)
+        if hasattr(f, "cache_clear"):  # ``before`` swaps saidacross._said for a plain function
+            f.cache_clear()
+    pipeline.clear_memos()
+    searchmemo.clear()
+    store = meaning._query_store()
+    (store.folder / store._entry_name(" ".join(question.split()))).unlink(missing_ok=True)
+    re.purge()
+
+
+def timed_search(host: Any, question: str, top_k: int, profile: cProfile.Profile | None = None) -> tuple[Any, float]:
+    """One timed search of ``question`` as a new question (:func:`new_question`, checked): its result and host-side
+    ms (wall time minus LightRAG's ``providerMs``)."""
+    new_question(question)
+    left = {k: n for k, n in query_memos(question).items() if n}
+    if left:
+        raise AssertionError(f"memos keyed by the question not empty before a timed search: {left}")
+    if profile is not None:
+        profile.enable()
+    t = time.perf_counter()
+    result = host.search(question, top_k=top_k)
+    wall = (time.perf_counter() - t) * 1000
+    if profile is not None:
+        profile.disable()
+    return result, wall - float(result.diagnostics.get("providerMs") or 0.0)
+
+
 @contextlib.contextmanager
 def _stacked(*managers: contextlib.AbstractContextManager[None]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
@@ -218,14 +294,8 @@ def main() -> int:
             k = i % len(names)
             for name in names[k:] + names[:k]:
                 with code_overrides(code[name]), extra.get(name, contextlib.nullcontext)():
-                    if profiles:
-                        profiles[name].enable()
-                    t = time.perf_counter()
-                    result = host.search(label["q"], top_k=args.top_k)
-                    wall = (time.perf_counter() - t) * 1000
-                    if profiles:
-                        profiles[name].disable()
-                ms[name].append(wall - float(result.diagnostics.get("providerMs") or 0.0))
+                    result, host_ms = timed_search(host, label["q"], args.top_k, profiles.get(name))
+                ms[name].append(host_ms)
                 shapes[name][label["id"]] = _shape(result)
         base = statistics.median(ms["words"]), _pct(ms["words"], 95)
         print(f"\nhost side per warm search, ms ({len(labels)} questions, one process, sides turned each question; "
