@@ -10,10 +10,9 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
 * ``default``: this tree as it ships;
 * ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
   bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
-* ``before`` (``--before``): the default with round 28's memos undone (``searchmemo``: the query's cosines with a
-  file's places computed and its vector centred at every ask; ``headvalues._header_row`` worked out,
-  ``DocTerms.glyphs`` and ``saidacross.said_words`` measured, a DOCX's viewer model built at every ask): the
-  fixes' before/after in the same run, and its citations asserted identical to the default's;
+* ``before`` (``--before``): the default with round 29's change undone: the quote sentences ingest embedded are not
+  read (``quotesets``), the side embeds them at search time and keeps them as before (its own store and memo); the
+  change's before/after in the same run, and its citations asserted identical to the default's;
 * ``words-kept`` (``--words-kept``): ``words`` writing its own remembered locate answers (in their own folder) as
   a words-only product would: ``words`` bypasses them (``code_overrides``), while the default writes one per
   locate, which the plain ratio charges to ranking by meaning.
@@ -44,7 +43,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -94,40 +93,25 @@ def _shape(result: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _glyphs_each_time(self: Any, b: tuple[int, int]) -> bool:  # noqa: ANN401
-    """``DocTerms.glyphs`` before round 28: the block's text measured (through the glyph memo) at every ask."""
-    from mnote_kr.plugin_api import mostly_glyphs
-    from mnote_kr_pdf_bbox.blocks import written_text
-
-    page = self.doc.pages[b[0]]
-    return mostly_glyphs(written_text(page, page.blocks[b[1]]))
-
-
 @contextlib.contextmanager
 def _before() -> Iterator[None]:
-    """Round 28's memos undone (module docstring)."""
-    from mnote_kr.citations.locate import saidacross
-    from mnote_kr.citations.rank import searchmemo
-    from mnote_kr_pdf_bbox import blocks, headvalues, tablerows, underhead
+    """Round 29's change undone: the quote sentences ingest embedded are not read (``quotesets``); the side keeps
+    its own sentence vectors, in memory and on disk (``meaning-sentences-before``), as a search before it did."""
+    from mnote_kr.citations.caches.filecache import KeyedStore
+    from mnote_kr.citations.rank import meaning
 
-    saved = (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
-             headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said)
-    saidacross._said = lambda query, text, words: frozenset(saidacross._said_now(query, text, words))
-    import mnote_kr_docx_locator as docx
-
-    models = docx.MODELS_MAX
-    docx.MODELS_MAX = 0
-    docx._MODELS.clear()
-    searchmemo.COSINES_MEMO_MAX = searchmemo.PLACING_MEMO_MAX = 0
-    searchmemo.clear()
-    blocks.DocTerms.glyphs = _glyphs_each_time  # type: ignore[method-assign]
-    headvalues._header_row = tablerows._header_row = underhead._header_row = headvalues._header_row_of
+    real = meaning._sentence_store()
+    mine = KeyedStore("meaning-sentences-before", real.version, real.max_entries)
+    saved = meaning._sentence_store, meaning._sentence_memo
+    meaning._sentence_store, meaning._sentence_memo = (lambda: mine), _BEFORE_SENTENCES  # type: ignore[assignment]
     try:
         yield
     finally:
-        (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
-         headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said) = saved
-        docx.MODELS_MAX = models
+        meaning._sentence_store, meaning._sentence_memo = saved  # type: ignore[assignment]
+
+
+#: The ``before`` side's sentence vectors by content, kept across its searches as a process before round 29 kept them.
+_BEFORE_SENTENCES: OrderedDict[str, Any] = OrderedDict()
 
 
 #: The memos keyed by a question's text (``module:name`` of an ``lru_cache``d function), emptied before each timed
@@ -177,7 +161,7 @@ def new_question(question: str) -> None:
             t.join()
     for spec in QUERY_LRU:
         f = _lru(spec)
-        if hasattr(f, "cache_clear"):  # ``before`` swaps saidacross._said for a plain function
+        if hasattr(f, "cache_clear"):  # a side may swap one for a plain function
             f.cache_clear()
     pipeline.clear_memos()
     searchmemo.clear()
@@ -201,6 +185,54 @@ def timed_search(host: Any, question: str, top_k: int, profile: cProfile.Profile
     if profile is not None:
         profile.disable()
     return result, wall - float(result.diagnostics.get("providerMs") or 0.0)
+
+
+class _SentenceSets:
+    """``--sentence-sets``: the sets of sentences the default's quotes embed at search time (``meaning
+    .sentence_cosines``), and how many of them ingest could have embedded beforehand: a set equal to the sentences of
+    one of a file's places (the texts ingest embedded, cut by ``cleaning.sentences`` as a quote cuts them)."""
+
+    def __init__(self) -> None:
+        from mnote_kr.citations.rank import meaning
+
+        self.places: list[str] = []
+        self.asked: list[str] = []  # places key of each set asked, in the default's timed searches
+        self.embedded = 0  # model calls among them
+        self.on = False
+        real_files, real_vectors, real_cos = meaning._embed_files, meaning._sentence_vectors, meaning.sentence_cosines
+
+        def embed_files(files: Any, progress: Any) -> None:  # noqa: ANN401
+            self.places += [t for texts in files for t in texts]
+            real_files(files, progress)
+
+        def sentence_vectors(key: str, texts: list[str]) -> Any:  # noqa: ANN401
+            if self.on:
+                self.embedded += 1
+            return real_vectors(key, texts)
+
+        def sentence_cosines(texts: Any, query: str) -> Any:  # noqa: ANN401
+            if self.on and texts:
+                self.asked.append(meaning.places_key([" ".join(t.split()) for t in texts]))
+            return real_cos(texts, query)
+
+        meaning._embed_files, meaning._sentence_vectors = embed_files, sentence_vectors
+        meaning.sentence_cosines = sentence_cosines
+
+    def report(self) -> str:
+        from mnote_kr.citations.cleaning.quote import QUOTE_CHARS
+        from mnote_kr.citations.cleaning.sentences import sentences
+        from mnote_kr.citations.rank import meaning
+
+        sets = {}
+        for text in dict.fromkeys(self.places):
+            said = [" ".join(text[a:b].split()) for a, b in sentences(text)]
+            if len(said) > 1:
+                sets[meaning.places_key(said)] = len(text) > QUOTE_CHARS
+        hits = sum(k in sets for k in self.asked)
+        return (f"  sentence sets asked by the default's quotes: {len(self.asked)} ({len(set(self.asked))} distinct), "
+                f"{self.embedded} embedded at search; equal to a place's sentences (ingest could embed them): {hits} "
+                f"({len({k for k in self.asked if k in sets})} distinct); places of 2+ sentences {len(sets)}, "
+                f"longer than a quote {sum(sets.values())} of {len(set(self.places))} places")
 
 
 @contextlib.contextmanager
@@ -232,11 +264,13 @@ def main() -> int:
     parser.add_argument("--top-k", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="cProfile each side and print its top functions")
     parser.add_argument("--before", action="store_true",
-                        help="also search with round 28's memos undone (before) for their before/after")
+                        help="also search with round 29's change undone (before) for its before/after")
     parser.add_argument("--words-kept", action="store_true",
                         help="also search by words alone writing their own remembered answers (words-kept)")
     parser.add_argument("--profile-dump", type=Path,
                         help="with --profile: write each side's pstats here (<dir>/<side>.pstats)")
+    parser.add_argument("--sentence-sets", action="store_true",
+                        help="count the sentence sets the default's quotes embed and those ingest could embed")
     parser.add_argument("--dump", type=Path, help="write each side's citations here (JSON)")
     parser.add_argument("--same-as", type=Path, help="assert each side's citations equal this earlier --dump")
     args = parser.parse_args()
@@ -262,6 +296,7 @@ def main() -> int:
         (ws / "docs").mkdir(parents=True)
         for rel in docs:
             shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+        sets = _SentenceSets() if args.sentence_sets else None
         host = Host(ws)
         host.roots_add("docs")
         t0 = time.perf_counter()
@@ -277,8 +312,9 @@ def main() -> int:
                                                                        "MEANING_WEIGHT": 0.0}}
         if args.words_kept:
             sides["words-kept"] = dict(sides["words"])
-        if args.before:  # a constant set, so code_overrides clears the locate memo; the memos are undone by _before
-            sides["before"] = {"py:mnote_kr.citations.rank.searchmemo.COSINES_MEMO_MAX": 0}
+        if args.before:  # a constant set (read by ingest alone), so code_overrides clears the locate memo; _before
+            # undoes round 29's sentences (its own sentence store and memo)
+            sides["before"] = {"py:mnote_kr.citations.rank.quotesets.SENTENCES_AT_INGEST": False}
         code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
         from mnote_kr.citations.caches import answercache
 
@@ -293,6 +329,8 @@ def main() -> int:
         for i, label in enumerate(labels):
             k = i % len(names)
             for name in names[k:] + names[:k]:
+                if sets is not None:
+                    sets.on = name == "default"
                 with code_overrides(code[name]), extra.get(name, contextlib.nullcontext)():
                     result, host_ms = timed_search(host, label["q"], args.top_k, profiles.get(name))
                 ms[name].append(host_ms)
@@ -313,6 +351,8 @@ def main() -> int:
                   f"{'identical' if not diff else f'differ for {diff}'} on {len(labels)} questions")
             if diff:
                 return 1
+        if sets is not None:
+            print(sets.report())
         if args.dump:
             args.dump.write_text(json.dumps(shapes, ensure_ascii=False, sort_keys=True), encoding="utf-8")
         if args.same_as:
