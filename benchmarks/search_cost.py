@@ -7,12 +7,13 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
 ``tune5`` (``--files``) are ingested (their places embedded), then each question of those sets on them
 (``--questions``) is searched once per side in ONE warm process, the sides' order turned each question:
 
-* ``default``: this tree as it ships;
+* ``default``: this tree as it ships (``--quote-sets``: with ingest embedding long places' quote sentences,
+  ``quotesets.SENTENCES_AT_INGEST``, off as it ships: its ingest cost);
 * ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
   bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
-* ``before`` (``--before``): the default with round 29's change undone: the quote sentences ingest embedded are not
-  read (``quotesets``), the side embeds them at search time and keeps them as before (its own store and memo); the
-  change's before/after in the same run, and its citations asserted identical to the default's;
+* ``before`` (``--before``, with ``--quote-sets``): the quote sentences ingest embedded are not read; the side
+  embeds them at search time and keeps them as the default as it ships does (its own store and memo): the
+  switch's before/after in the same run, and its citations asserted identical to the default's;
 * ``words-kept`` (``--words-kept``): ``words`` writing its own remembered locate answers (in their own folder) as
   a words-only product would: ``words`` bypasses them (``code_overrides``), while the default writes one per
   locate, which the plain ratio charges to ranking by meaning.
@@ -269,6 +270,9 @@ def main() -> int:
                         help="also search by words alone writing their own remembered answers (words-kept)")
     parser.add_argument("--profile-dump", type=Path,
                         help="with --profile: write each side's pstats here (<dir>/<side>.pstats)")
+    parser.add_argument("--quote-sets", action="store_true",
+                        help="ingest embeds long places' quote sentences (quotesets.SENTENCES_AT_INGEST on; --before: "
+                             "the side not reading them)")
     parser.add_argument("--sentence-sets", action="store_true",
                         help="count the sentence sets the default's quotes embed and those ingest could embed")
     parser.add_argument("--dump", type=Path, help="write each side's citations here (JSON)")
@@ -296,6 +300,10 @@ def main() -> int:
         (ws / "docs").mkdir(parents=True)
         for rel in docs:
             shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+        if args.quote_sets:
+            from mnote_kr.citations.rank import quotesets
+
+            quotesets.SENTENCES_AT_INGEST = True
         sets = _SentenceSets() if args.sentence_sets else None
         host = Host(ws)
         host.roots_add("docs")
