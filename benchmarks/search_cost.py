@@ -120,7 +120,8 @@ _BEFORE_SENTENCES: OrderedDict[str, Any] = OrderedDict()
 #: process, so what the first side remembered of it would serve the second. Memos keyed by a file's content or its
 #: places (vectors, document models, glyph and header checks, a place's sentences) are kept: a warm engine has them.
 QUERY_LRU = ("mnote_kr.citations.locate.saidacross:_said", "mnote_kr.citations.text.cjkwords:_query_words",
-             "mnote_kr.citations.text.cjkwords:_asking_verbs", "mnote_kr.citations.rank.ranking:_query_terms",
+             "mnote_kr.citations.text.cjkwords:_asking_verbs", "mnote_kr.citations.text.cjkwords:_miscuts",
+             "mnote_kr.citations.rank.ranking:_query_terms",
              "mnote_kr.citations.cleaning.window:_query_re", "mnote_kr.citations.text.definitions:_naming",
              "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector")
 
