@@ -25,8 +25,9 @@ from mnote_kr.core.progresstext import ProgressText, elapsed_text
 __all__ = ["SENTENCES_AT_INGEST", "embed_sets", "sentence_sets"]
 
 #: Embed long places' quote sentences at ingest (False: only when a search quotes them). Off: measured in round 29
-#: (``benchmarks/search_cost.py --quote-sets --before``, 40 questions), on cut the default's warm p95 x0.75 with
-#: citations identical (59 of the 65 sets its quotes asked were a place's own), but made ingest's whole preparation
+#: (``benchmarks/search_cost.py --quote-sets --before``, 40 questions, two runs), on cut the default's warm host time
+#: p50 x0.86-0.87, p95 x0.75 and x0.96, citations identical (56-59 of the 61-65 sets its quotes asked were a place's
+#: own), but made ingest's whole preparation
 #: 9.3x words only instead of 5.5x (CPU 11.9x instead of 8.0x; 16 files), over issue 33's 6x. Turning it on for
 #: everyone: bump ``meaning._VERSION`` too, so files embedded before get their places' sets.
 SENTENCES_AT_INGEST = False
