@@ -123,7 +123,8 @@ QUERY_LRU = ("mnote_kr.citations.locate.saidacross:_said", "mnote_kr.citations.t
              "mnote_kr.citations.text.cjkwords:_asking_verbs", "mnote_kr.citations.text.cjkwords:_miscuts",
              "mnote_kr.citations.rank.ranking:_query_terms",
              "mnote_kr.citations.cleaning.window:_query_re", "mnote_kr.citations.text.definitions:_naming",
-             "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector")
+             "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector",
+             "mnote_kr.citations.render.typedwords:_typed")
 
 
 def _lru(spec: str) -> Any:  # noqa: ANN401
