@@ -60,7 +60,8 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
 
 #: What adds a type LightRAG does not take: said of a folder's file passed over as of a named file that failed
 #: (``recognized.not_taken``; nc29a read it only on the second).
-PLUGIN_HINT = "a plugin adds a type by claiming it in locator_extensions and reading it in extract_text: docs/plugins.md"
+PLUGIN_HINT = ("a plugin adds a type by claiming it in locator_extensions and reading it in extract_text: "
+               "docs/plugins.md")
 
 
 def _server_suffixes(ctx: ProviderContext) -> frozenset[str] | None:
