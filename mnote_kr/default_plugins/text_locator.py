@@ -200,7 +200,7 @@ def _cache() -> FileCache[TextDocument[TextParagraph]]:
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
             weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-            persist=Persist(name="text", version="3", model=TextDocument),  # 2: plain headings; 3: △, − folded
+            persist=Persist(name="text", version="4", model=TextDocument),  # 2: plain headings; 3: △, − folded; 4: entries
         )
     return _cache_obj
 
