@@ -200,7 +200,8 @@ def _cache() -> FileCache[TextDocument[TextParagraph]]:
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
             weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-            persist=Persist(name="text", version="4", model=TextDocument),  # 2: plain headings; 3: △, − folded; 4: entries
+            # 2: plain headings; 3: △, − folded; 4: a .txt's one-line entries each a paragraph
+            persist=Persist(name="text", version="4", model=TextDocument),
         )
     return _cache_obj
 
