@@ -50,6 +50,17 @@ BUILTIN_PLUGINS = (
 )
 
 
+#: The distributions of this project (the host and the six bundled plugins, ``plugins/``). A third party's plugin may
+#: be named ``mnote-kr-<x>`` too (docs/plugins.md asks it to), so a prefix would not tell them apart.
+OWN_DISTRIBUTIONS = frozenset({"mnote-kr", "mnote-kr-lightrag", "mnote-kr-docx-locator", "mnote-kr-pdf-bbox",
+                               "mnote-kr-pptx-locator", "mnote-kr-xlsx-locator", "mnote-kr-ocr"})
+
+
+def _own(distribution: str | None) -> bool:
+    """A distribution of this project (``OWN_DISTRIBUTIONS``), however its name is spelled."""
+    return (distribution or "").lower().replace("_", "-").replace(".", "-") in OWN_DISTRIBUTIONS
+
+
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
@@ -125,6 +136,23 @@ class Plugins:
             if plugin is not None:
                 exts.update(e.lower() for e in (plugin.locator_extensions() or []))
         return {ext: self.locator_plugin(ext) or "file" for ext in sorted(exts)}
+
+    def locator_claims(self) -> dict[str, tuple[str, list[str]]]:
+        """Extension -> (the locator plugin serving it, mnote-kr's own locators claiming it that it passed over). A
+        third-party plugin claiming an extension comes before mnote-kr's (``_impl_order``) unless ``[locators]``
+        chooses: nc29a's .txt lines plugin took .txt from the built-in text_locator, and nothing said so."""
+        out: dict[str, tuple[str, list[str]]] = {}
+        for ext, serving in self.locator_table().items():
+            claims = [name for name in self._impl_order("locator_extensions") if name != serving
+                      and ext in [e.lower() for e in (getattr(self.pm.get_plugin(name), "locator_extensions",
+                                                              lambda: [])() or [])]]
+            out[ext] = (serving, [] if self.own(serving) else [n for n in claims if self.own(n)])
+        return out
+
+    def own(self, name: str) -> bool:
+        """``name`` is one of mnote-kr's plugins: built into the host, or a distribution of this project."""
+        info = self.infos.get(name)
+        return info is not None and (info.origin == "builtin" or _own(info.distribution))
 
     def text_suffixes(self) -> frozenset[str]:
         """The extensions whose chosen locator plugin reads a file's text (``extract_text``): a provider
@@ -429,7 +457,10 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
         pm.register(importlib.import_module(module_name), name=name)
         infos[name] = PluginInfo(name=name, version=__version__, origin="builtin", distribution="mnote-kr")
 
-    for ep in entrypoints.entry_points(PROJECT_NAME):  # sorted by name; cached between processes
+    # sorted by name (cached between processes), mnote-kr's own distributions registered first: pluggy calls the last
+    # registered first, so a third-party plugin comes before them as before the built-ins, whatever its name
+    # (nc29a; by name alone, 'fake_locator' lost .pdf to 'pdf_bbox' and 'zz_pdf' would have won it)
+    for ep in sorted(entrypoints.entry_points(PROJECT_NAME), key=lambda ep: not _own(ep.distribution)):
         info = PluginInfo(name=ep.name, version=ep.version, origin="entry point", distribution=ep.distribution)
         owner = infos.get(ep.name)
         if owner is not None:  # a name taken by a built-in or an earlier entry point: the first one keeps it

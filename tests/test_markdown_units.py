@@ -121,5 +121,9 @@ def test_a_numbered_list_never_marks_its_marker_and_an_item_lacking_the_asked_wo
 def test_a_plain_text_paragraph_marks_its_answering_line(tmp_path: Path) -> None:
     ws, host = _workspace(tmp_path, {"log.txt": PLAIN, "reading.md": BULLETS})
     c = _cited(host, "At what rpm did the pump run during the test?", "log.txt")
-    assert _marked(ws / "notes" / "log.txt", c) == "The pump ran at 1450 rpm during the whole test."
+    # a block of one-line entries is a paragraph per line (text_locator._entries): the answering line is the place,
+    # marked by the matcher's span as a one-sentence paragraph is (units: its words, not the full stop)
+    assert load_text(ws / "notes" / "log.txt").paragraphs[c.locator.paragraph_index or 0].text == (
+        "The pump ran at 1450 rpm during the whole test.")
+    assert _marked(ws / "notes" / "log.txt", c) == "The pump ran at 1450 rpm during the whole test"
     assert not c.locator.locator_degraded, c.locator.reason

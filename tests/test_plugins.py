@@ -101,7 +101,8 @@ def test_blocked_plugin_is_not_called_and_shown_blocked(fake_site: Path, tmp_pat
 
 
 def _run_cli(args: list[str], site: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "PYTHONPATH": str(site), **env}
+    path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p)  # a checkout's own first
+    full_env = {**os.environ, "PYTHONPATH": path, **env}
     return subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=cwd, env=full_env,
                           capture_output=True, text=True, timeout=120)
 
@@ -172,3 +173,34 @@ def test_prepare_search_reaches_only_locators_and_never_fails_the_search() -> No
                                   ("not_a_locator", plugin("not_a_locator", None, False))])
     plugins.prepare_search()  # the broken plugin's exception is swallowed
     assert sorted(calls) == ["broken_loc", "good_loc"]  # a plugin that locates nothing is not asked
+
+
+def test_the_bundled_distributions_are_the_plugins_folder_s() -> None:
+    """``OWN_DISTRIBUTIONS`` (what a third-party locator comes before) names each bundled plugin's distribution."""
+    from mnote_kr.plugins import OWN_DISTRIBUTIONS
+
+    root = Path(__file__).resolve().parents[1]
+    names = {line.split('"')[1] for toml in root.glob("plugins/*/pyproject.toml")
+             for line in toml.read_text(encoding="utf-8").splitlines() if line.startswith("name = ")}
+    assert names and OWN_DISTRIBUTIONS == names | {"mnote-kr"}
+
+
+def test_plain_plugins_shows_which_locator_serves_each_extension_and_what_a_third_party_one_took(
+        fake_site: Path, tmp_path: Path) -> None:
+    """nc29a: a third-party locator silently took .txt from the built-in text_locator; only 'plugins --json' showed
+    the table. Plain 'plugins' lists it too, and says which extension a third-party plugin took from which
+    plugin of mnote-kr (fake_locator claims .pdf, which pdf_bbox serves without it)."""
+    plugins = load_plugins({"provider": "lightrag", "locators": {}, "disabled_plugins": []})
+    assert plugins.locator_claims()[".pdf"] == ("fake_locator", ["pdf_bbox"])
+    assert plugins.locator_claims()[".docx"] == ("docx_locator", [])
+    shown = _run_cli(["plugins"], fake_site, tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert any(line.split()[:2] == [".docx", "docx_locator"] for line in lines)
+    assert any(line.split()[:2] == [".txt", "text_locator"] for line in lines)  # the built-in, without --all
+    taken = [line for line in lines if line.split()[:2] == [".pdf", "fake_locator"]]
+    assert taken and "takes it from pdf_bbox" in taken[0]
+    assert "third-party" in shown.stdout and "[locators]" in shown.stdout
+    # chosen in the config, the bundled plugin serves it again and nothing is said taken
+    config = {"provider": "lightrag", "locators": {".pdf": "pdf_bbox"}, "disabled_plugins": []}
+    assert load_plugins(config).locator_claims()[".pdf"] == ("pdf_bbox", [])

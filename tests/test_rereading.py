@@ -27,6 +27,8 @@ from mnote_kr.models import EntryUpdate, ReadingCheck, SourceEntry, SourceFile
 from mnote_kr.sync.reconcile import reconcile_and_apply
 
 CURRENT = "text:2"
+#: A reading by a reader that is gone (a plugin uninstalled): the provider names such files in ``reader_missing``.
+GONE = "plugin:1"
 
 
 class ReadingProvider(FakeProvider):
@@ -51,11 +53,12 @@ class ReadingProvider(FakeProvider):
         self._check()  # down: as a real provider, it cannot answer
         self.looked.append(look)
         older = {e.source_root_relative_path: "read again for what version 2 reads" for e in entries
-                 if e.reading is not None and e.reading != CURRENT}
+                 if e.reading is not None and e.reading not in (CURRENT, GONE)}
+        gone = {e.source_root_relative_path: "no plugin installed now reads it" for e in entries if e.reading == GONE}
         legacy = [e.source_root_relative_path for e in entries if e.reading is None]
         return ReadingCheck(older=older, record={r: CURRENT for r in legacy if r.endswith(".txt")},
                             unknown={r: "not checked: its pages would be read whole" for r in legacy
-                                     if r.endswith(".pdf")})
+                                     if r.endswith(".pdf")}, reader_missing=gone)
 
 
 def _set_reading(host: Host, readings: dict[str, str | None]) -> None:
@@ -158,3 +161,24 @@ def test_a_provider_down_leaves_the_rest_of_sync_working(kb: tuple[Host, Reading
     assert summary["reread"] == {"error": "fake provider is down"}
     assert summary["new"]["paths"] == ["kb/new.txt"]  # queued for the next sync as before
     assert host.registry().entries["kb/old.txt"].reading == "text:1"
+
+
+def test_status_and_sync_say_once_that_a_file_s_reader_is_missing(kb: tuple[Host, ReadingProvider],
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """nc29a: a file indexed through a plugin no longer installed was cited "whole file" and nothing said why:
+    ``status`` and ``sync`` say it once, with what brings the reader back, and sync sends nothing again for it."""
+    host, fake = kb
+    assert "readerMissing" not in host.status()["readings"]  # nothing missing: the report as before
+    _set_reading(host, {"kb/fresh.txt": GONE})
+    info = host.status()
+    assert info["readings"]["readerMissing"]["paths"] == ["kb/fresh.txt"]
+    lines = [line for line in render_status(info).splitlines() if "kb/fresh.txt" in line]
+    assert lines == ["Reader:    1 file(s) indexed through a reader that is not installed now (a plugin), e.g. "
+                     "kb/fresh.txt (no plugin installed now reads it): install it again to cite it in place"]
+    capsys.readouterr()
+    assert main(["sync"]) == 0
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if "kb/fresh.txt" in line] == [
+        "1 file(s) indexed through a reader that is not installed now (a plugin), e.g. kb/fresh.txt (no plugin "
+        "installed now reads it): install it again to cite it in place"]
+    assert fake.forced == []

@@ -180,6 +180,9 @@ def test_lightrag_answers_from_its_suffixes_asking_the_server_only_for_other_typ
     assert sorted(cannot) == ["d/.DS_Store", "d/Makefile", "d/a.zip"]  # this server reads .bin
     assert all("not a file type LightRAG indexes" in why for why in cannot.values())
     assert "'.zip' files" in cannot["d/a.zip"] and "no file extension" in cannot["d/Makefile"]
+    # nc29a: a folder's skip line gives the hint a named file's failure gives (a plugin can add the type)
+    assert cannot["d/a.zip"].endswith("; a plugin adds a type by claiming it in locator_extensions and reading it in "
+                                      "extract_text: docs/plugins.md)")
     assert host.unindexable(["d/b.zip"]) == {"d/b.zip": cannot["d/a.zip"].replace("a.zip", "b.zip")}
     assert asked == ["/documents/supported_file_types"]  # once, then kept
 

@@ -256,3 +256,45 @@ def test_search_and_ask_count_the_files_left_behind_beyond_those_they_name(kb: K
     monkeypatch.setattr(notindexed, "LEFT_BEHIND_SHOWN", 2)
     assert "more file(s) in roots added" not in kb.run("search", "beta")
     assert not any("more file(s)" in n for n in kb.json("ask", "beta")["notes"])
+
+
+def test_a_changed_file_that_failed_is_not_called_left_behind_by_no_follow(tmp_path: Path) -> None:
+    """nc29a: in a root that follows (the default), a changed file whose re-index failed (its plugin gone)
+    is named by its 'failed:' line only; sync never blames --no-follow for it."""
+    import hashlib
+
+    from mnote_kr.core.config import load_config
+    from mnote_kr.models import SourceEntry
+    from mnote_kr.sync import reconcile
+
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    note = ws / "kb" / "a.md"
+    note.write_text("The zeppelin hangar.", encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    st = note.stat()
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb")
+        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
+                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
+                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
+    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    sent: list[list[str]] = []
+
+    def failing(_host: Host, rels: list[str], _on_action: object) -> dict[str, list[str]]:
+        sent.append(list(rels))
+        return {"ingested": [], "queued": [], "failed": list(rels)}
+
+    original = reconcile.ingest_paths
+    reconcile.ingest_paths = failing  # type: ignore[assignment]
+    try:
+        summary = reconcile.reconcile_and_apply(host)
+    finally:
+        reconcile.ingest_paths = original  # type: ignore[assignment]
+    assert sent == [["kb/a.md"]] and summary["changed"]["paths"] == ["kb/a.md"]
+    assert summary["changed"]["notReindexed"] == []
+    text = render_sync({"reconcile": summary, "provider": {"failed": [{"path": "kb/a.md", "reason": "no reader"}]}})
+    assert "failed:" in text and "kb/a.md (no reader)" in text
+    assert "--no-follow" not in text and "not re-indexed" not in text

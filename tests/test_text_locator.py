@@ -250,3 +250,28 @@ def test_semantic_match_is_cited_but_never_presented_as_an_exact_hit(tmp_path: P
     assert loc.locator_precision == "paragraph" and loc.paragraph_index in (1, 2, 3)
     assert "semantic match" in (loc.locator_reason or "") and "semantic match" in (loc.reason or "")
     assert loc.locator_degraded  # one rule with the PDF's passage box: an approximate place, said so everywhere
+
+
+FIELD_LOG = """Field log, northern marsh survey
+06:10 arrived at the boardwalk, light fog over the reeds
+06:45 a bittern boomed twice from the western reedbed
+07:20 counted eleven avocets feeding on the mudflat
+08:05 the tide gauge read 1.4 metres, rising
+08:40 packed up; the boardwalk's third plank is rotten and needs replacing
+"""
+
+
+def test_a_txt_of_one_line_entries_is_placed_by_line(tmp_path: Path) -> None:
+    """nc29a: a .txt of single-newline lines (a log) was one paragraph, cited "paragraph 1" exact with the whole
+    file as its quote. A block of lines that each start an entry is a paragraph per line; a hard-wrapped paragraph
+    (its lines mostly go on in lower case) stays one."""
+    assert [p.text for p in split_paragraphs(FIELD_LOG, markdown=False)] == FIELD_LOG.splitlines()
+    wrapped = ("The survey of the marsh began at dawn and\nwent on until the tide turned, when the\nboardwalk "
+               "became too slippery to walk on\nand the birds had moved to the mudflat.\n")
+    assert [p.text for p in split_paragraphs(wrapped, markdown=False)] == [wrapped.rstrip("\n")]
+    assert len(split_paragraphs(FIELD_LOG, markdown=True)) == 1  # Markdown keeps its own rules
+    path = _write(tmp_path, FIELD_LOG, name="field_log.txt")
+    loc = _loc(path, "08:05 the tide gauge read 1.4 metres, rising 08:40 packed up; the boardwalk's third plank is "
+                     "rotten and needs replacing", "which plank is rotten")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 5), loc
+    assert "tide gauge" not in (loc.quote or "")

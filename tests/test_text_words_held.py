@@ -7,6 +7,7 @@ gave for "How long must a trustee's computer password be?"): paragraph 3, about 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -160,3 +161,12 @@ def test_a_place_stating_the_kind_asked_may_say_the_questions_verb_in_other_word
 ])
 def test_the_verb_of_a_question_is_the_word_after_its_auxiliarys_subject(question: str, verb: str | None) -> None:
     assert asked_verb(question) == verb
+
+
+def test_the_reason_ends_without_the_anchor_s_internal_kind(tmp_path: Path) -> None:
+    """nc29a: reasons ended in an unexplained "(seg)" ("matched evidence holding the query terms (seg)"), the
+    matcher's name for the kind of evidence window it matched (seg, qwin, heading): a reader's reason says none."""
+    loc = _locate_retention(tmp_path, "Why must a trustee keep the general ledgers of the annual report?")
+    assert loc.reason and loc.locator_reason
+    for said in (loc.reason, loc.locator_reason):
+        assert not re.search(r"\((?:seg|qwin|heading|anchor)\)", said), said

@@ -80,3 +80,19 @@ def test_a_word_in_no_file_lets_a_nearly_as_close_other_script_file_count() -> N
     ("本合同一式四份", 0.0), ("12 34", 0.0)])
 def test_latin_share_reads_every_script(text: str, share: float) -> None:
     assert latin_share(text) == pytest.approx(share)
+
+
+def test_the_uncertain_reason_reads_as_english_whatever_the_first_file_holds() -> None:
+    """nc29a: "holds at most half the query's words (none), picture, webp is in no file of this library written in
+    the query's script, and ...": the words the first file holds are counted ("none of", "only 1 of the query's 4"),
+    the words no file holds are joined as a list with its verb ("picture and webp are")."""
+    first = RECORDED["places"][0]
+    nearly = [p | {"meaning": first["meaning"] - 0.02} if p["path"] == RUSSIAN else p for p in RECORDED["places"]]
+    reason = weak_reason(cards(nearly), "which sheet tests a WebP office", lambda: LIBRARY) or ""
+    assert reason.startswith("the first file found holds only 1 of the query's 4 words (office); 'sheet' and 'webp' "
+                             "are in no file of this library; and poi__bug65649.docx, written in another script")
+    bare = [p | {"passage": "Expected duration of the immediate trip"} if p["path"] == first["path"] else p
+            for p in nearly]
+    reason = weak_reason(cards(bare), "which sheet tests a WebP sign", lambda: LIBRARY) or ""  # 'sign': the scan's
+    assert reason.startswith("the first file found holds none of the query's words; 'sheet' and 'webp' are in no file")
+    assert "(none)" not in reason and " is in no file" not in reason

@@ -46,3 +46,16 @@ def test_a_first_place_close_in_meaning_or_a_small_library_keeps_it_answered() -
     # in a library of 9 files the small library's rule judges it (``weakmore.small_plain``), in one of 2 none does
     assert (weak_reason(cites, query, lambda: library(files=9)) or "").startswith("in this small library")
     assert weak_reason(cites, query, lambda: library(files=2)) is None
+
+
+def test_a_word_one_file_holds_is_never_called_common_in_a_library_of_a_dozen_files() -> None:
+    """nc29a Q6: 'hire', in one shape of one file of 13, was called one of the "words common in this library": a word
+    a single file holds weighs ln(14 / 1.5) = 2.2 there, below ``PLAIN_IDF`` (set for a library of 46). The bar is
+    that weight at most: in such a library two files holding a word make it common, one does not."""
+    cites, query = search("off43")
+    rare = {**RECORDED["df"], "train": 1, "run": 1}
+    reason = weak_reason(cites, query, lambda: libwords.LibraryWords.counts(13, rare))
+    assert reason is None or "common in this library" not in reason
+    common = {**RECORDED["df"], "train": 2, "run": 2}
+    reason = weak_reason(cites, query, lambda: libwords.LibraryWords.counts(13, common))
+    assert reason is not None and "common in this library (run, train)" in reason

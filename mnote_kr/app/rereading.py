@@ -20,11 +20,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.app.host_ingest import HostIngest
-from mnote_kr.core.readings import REREAD, SYNC, decide, indexed, part
+from mnote_kr.core.readings import INSTALL, REREAD, SYNC, decide, indexed, part
 from mnote_kr.errors import ProviderError
 
 if TYPE_CHECKING:
     from mnote_kr.core.registry import Registry
+    from mnote_kr.models import ReadingCheck
 
 
 def reading_status(host: HostIngest, reg: Registry) -> dict[str, Any] | None:
@@ -34,7 +35,12 @@ def reading_status(host: HostIngest, reg: Registry) -> dict[str, Any] | None:
     check = host.plugins.check_readings(host.context(), indexed(reg), look=False)
     if check is None:
         return None
-    return {"older": part(check.older, SYNC), "unknown": part(check.unknown, REREAD)}
+    return {"older": part(check.older, SYNC), "unknown": part(check.unknown, REREAD), **missing(check)}
+
+
+def missing(check: ReadingCheck) -> dict[str, Any]:
+    """``readerMissing`` when some indexed file's reader is not installed now (a plugin), else nothing."""
+    return {"readerMissing": part(check.reader_missing, INSTALL)} if check.reader_missing else {}
 
 
 def reread(host: HostIngest, *, everything: bool = False) -> dict[str, Any]:
@@ -58,7 +64,7 @@ def reread(host: HostIngest, *, everything: bool = False) -> dict[str, Any]:
                     reg_w.update(rel, reading=reading)
     chosen = decide(check, everything)
     out: dict[str, Any] = {"recorded": len(check.record), "sent": part(chosen, SYNC),
-                           "unknown": part({} if everything else check.unknown, REREAD)}
+                           "unknown": part({} if everything else check.unknown, REREAD), **missing(check)}
     if not chosen:
         return out
     host.progress(f"re-reading {len(chosen)} file(s) indexed by an older reading")

@@ -123,6 +123,7 @@ def cli(ctx: click.Context, workspace: str | None) -> None:
 @json_option
 def plugins(show_all: bool, as_json: bool) -> None:
     """List plugins with version, origin, hooks and load errors."""
+    from mnote_kr.cli.reports import locator_lines
     from mnote_kr.core.config import load_config
     from mnote_kr.plugins import load_plugins
 
@@ -138,6 +139,7 @@ def plugins(show_all: bool, as_json: bool) -> None:
     for info in infos:
         state = "BLOCKED" if info.blocked else ("FAILED: " + info.error if info.error else ", ".join(info.hooks))
         click.echo(f"{info.name} {info.version or '?'} [{info.origin}] {state}")
+    click.echo("\n".join(locator_lines(loaded)))
 
 
 def _safe_table(loaded: Any) -> dict[str, str]:

@@ -212,6 +212,26 @@ def knowledge_base(obj: Ctx, scope: tuple[str, ...] = ()) -> Any:
     return host
 
 
+def locator_lines(loaded: Any) -> list[str]:
+    """What plain ``plugins`` adds after the list: which locator places citations in each file type (``--json``'s
+    ``locators``), and each type a third-party plugin took from one of mnote-kr's (nc29a: .txt, silently)."""
+    from mnote_kr.errors import MnoteKrError
+
+    try:
+        claims = loaded.locator_claims()
+    except MnoteKrError as exc:  # a configured locator not loaded
+        return [f"Locators: {exc.message}"]
+    width = max((len(ext) for ext in claims), default=0)
+    lines = ["", "Locators (file type: the plugin that places citations in it):"]
+    for ext, (serving, passed) in claims.items():
+        took = f"  (takes it from {', '.join(passed)})" if passed else ""
+        lines.append(f"  {ext:<{width}}  {serving}{took}")
+    if any(passed for _, passed in claims.values()):
+        lines.append("A third-party plugin claiming a type comes before mnote-kr's own; to choose, set it under "
+                     "[locators] in the config (docs/plugins.md).")
+    return lines
+
+
 def failed_plugin_notes(host: Any) -> list[str]:
     """One line per plugin that failed to load (its files then go to a fallback reader or locator, so
     places may be coarser than expected), written to stderr as ``Warning:`` lines; returned for the

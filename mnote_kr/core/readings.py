@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 SHOWN = 50
 SYNC = "mnote-kr sync"
 REREAD = "mnote-kr sync --reread"
+#: What brings back a file's reader that is not installed now (``ReadingCheck.reader_missing``).
+INSTALL = "install it again to cite it in place"
 
 
 def indexed(reg: Registry) -> list[SourceEntry]:
@@ -53,7 +55,17 @@ def status_lines(readings: dict[str, Any] | None) -> list[str]:
         first = unknown["paths"][0]
         lines.append(f"Reading:   {unknown['count']} file(s) whose reading is not known, e.g. {first} "
                      f"({unknown['reasons'][first]}): '{REREAD}' re-reads them")
-    return lines
+    return lines + [f"Reader:    {line}" for line in _missing(readings)]
+
+
+def _missing(report: dict[str, Any]) -> list[str]:
+    """The line saying files lost their reader (a plugin not installed now), once, or none."""
+    gone = report.get("readerMissing") or {}
+    if not gone.get("count"):
+        return []
+    first = gone["paths"][0]
+    return [f"{gone['count']} file(s) indexed through a reader that is not installed now (a plugin), e.g. {first} "
+            f"({gone['reasons'][first]}): {INSTALL}"]
 
 
 def sync_lines(summary: dict[str, Any] | None) -> list[str]:
@@ -70,4 +82,4 @@ def sync_lines(summary: dict[str, Any] | None) -> list[str]:
     if unknown.get("count"):
         lines.append(f"{unknown['count']} file(s) indexed before mnote-kr recorded how it reads a file were "
                      f"not re-read (their reading is not known without reading them whole): '{REREAD}' re-reads them")
-    return lines
+    return lines + _missing(summary)

@@ -9,7 +9,8 @@ The file is split into paragraphs and the evidence is matched with the shared
   heading path of the paragraphs after it; a fenced code block (three or more backticks
   or tildes) is one paragraph, blank lines inside it included, and ``#`` lines in it are
   not headings; YAML front matter (``---`` on the first line) is one paragraph;
-* ``.txt`` files are split at blank lines only.
+* ``.txt`` files are split at blank lines, and a block of one-line entries (a log, a list; ``_entries``) at each
+  line.
 
 ``highlight`` is a character span (Python ``str`` offsets, not bytes) within the
 paragraph's text exactly as it appears in the file (line endings included). Files are
@@ -75,6 +76,20 @@ def _is_toc(lines: list[str]) -> bool:
     return all(_MD_TOC_ITEM.match(ln) or (len(ln) < 240 and _TOC_LINE.match(ln)) for ln in body)
 
 
+#: The fewest lines of a .txt block read as one-line entries (``_entries``).
+ENTRY_LINES = 3
+
+
+def _entries(lines: list[str]) -> bool:
+    """A .txt block of ``ENTRY_LINES`` lines or more in which each line starts an entry (a log, a list, a line per
+    paragraph): fewer than half of its lines after the first go on in lower case, as a hard-wrapped paragraph's do.
+    nc29a's field log was one paragraph, cited whole as "paragraph 1"."""
+    if len(lines) < ENTRY_LINES:
+        return False
+    going_on = sum(1 for line in lines[1:] if line.lstrip()[:1].islower())
+    return 2 * going_on < len(lines) - 1
+
+
 def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
     """Split text into paragraphs in ``paragraphIndex`` order (see the module docstring)."""
     from mnote_kr.citations.locate.textmatch import TextParagraph
@@ -99,7 +114,11 @@ def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
         )
 
     def flush() -> None:
-        if block:
+        if block and not markdown and _entries(block):
+            for line in block:  # a log, a list: each line its own paragraph
+                add([line])
+            block.clear()
+        elif block:
             add(block)
             block.clear()
 
@@ -181,7 +200,8 @@ def _cache() -> FileCache[TextDocument[TextParagraph]]:
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
             weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-            persist=Persist(name="text", version="3", model=TextDocument),  # 2: plain headings; 3: △, − folded
+            # 2: plain headings; 3: △, − folded; 4: a .txt's one-line entries each a paragraph
+            persist=Persist(name="text", version="4", model=TextDocument),
         )
     return _cache_obj
 

@@ -125,6 +125,9 @@ class ReadingCheck(Frozen, frozen=True, kw_only=True):
     #: Not known (no reading recorded, and not checked: not asked to look, or a check would cost too much,
     #: such as a PDF's pages): why; left to ``mnote-kr sync --reread``.
     unknown: dict[str, str] = {}
+    #: Indexed through a reader that is not installed now (a plugin that read its type): why, and what brings it
+    #: back; nothing sends such a file again until it is (``status`` and ``sync`` say so).
+    reader_missing: dict[str, str] = {}
 
 
 class RegistrySnapshot(Base, kw_only=True):

@@ -323,6 +323,7 @@ def apply_plan(
             on_action("restored", rel, "unchanged on disk")
     reasons: dict[str, str] = dict(plan.excluded)  # out of the scope now: like a file gone from it
     to_ingest: list[str] = []
+    left_behind: list[str] = []  # changed in a root added with --no-follow: nothing re-indexes them
     for rel in plan.missing:
         reasons[rel] = REASON_MISSING
     # A move keeps its document (the same bytes, cited under the new path at once, nothing re-indexed);
@@ -345,6 +346,7 @@ def apply_plan(
                     live_reg.update(rel, stale=True, stale_reason=PROVISIONAL_CHANGED)
         else:
             reasons[rel] = REASON_CHANGED
+            left_behind.append(rel)
     if reasons:
         host.mark_stale(reasons)
         for rel, reason in reasons.items():
@@ -370,6 +372,7 @@ def apply_plan(
     if to_ingest:
         result["ingest"] = ingest_paths(host, to_ingest, on_action)
     result["pendingNew"] = pending_new
+    result["changedLeftBehind"] = left_behind
     return result
 
 
@@ -528,7 +531,8 @@ def summarize(plan: Plan, applied: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "missing": {"count": len(plan.missing), "paths": list(plan.missing)},
         "moved": {"count": len(plan.moved), "paths": [{"from": o, "to": n} for o, n in plan.moved]},
-        "changed": {"count": len(plan.changed), "paths": list(plan.changed)},
+        "changed": {"count": len(plan.changed), "paths": list(plan.changed),
+                    "notReindexed": list(applied.get("changedLeftBehind", []))},
         "new": {"count": len(plan.new), "paths": list(plan.new),
                 "notIngested": list(applied.get("pendingNew", []))},
         "restored": {"count": len(plan.restored), "paths": list(plan.restored)},

@@ -257,7 +257,8 @@ def library_common(citations: list[Citation], query: str,
 #: its answer's (most labelled tuning questions) often shares only common words with the right place.
 PLAIN_WORDS = 5
 #: ``library_plain``: the library IDF the query's words one passage holds must reach together (about one word held by
-#: a single file in a library of 46, or two held by a fifth of them each).
+#: a single file in a library of 46, or two held by a fifth of them each); in a smaller library, the weight of a word
+#: held by a single file (a word one file holds is not common, whatever the library's size).
 PLAIN_IDF = 3.0
 #: ``library_plain``: the first place's cosine below which it is not close to the query in meaning.
 PLAIN_MEANING = 0.67
@@ -283,9 +284,16 @@ def library_plain(citations: list[Citation], query: str, library: Callable[[], L
     if lib is None or lib.files < LIBRARY_FILES:
         return []
     held = [asked & (passage_words(_passage(c)) | _name_terms(c)) for c in citations]
-    if any(sum(lib.held_idf(t) for t in h) >= PLAIN_IDF for h in held):
+    # at most the weight of a word one file holds: below about 30 files PLAIN_IDF is more than that (nc29a: 'hire',
+    # in one file of 13, was called common); the library of 46 it was measured on is above it, its flags unchanged
+    bar = min(PLAIN_IDF, lib.held_idf(_NO_TERM))
+    if any(sum(lib.held_idf(t) for t in h) >= bar for h in held):
         return []
     return sorted(set().union(*held))
+
+
+#: No word: its ``held_idf`` is the weight of a word a single file holds.
+_NO_TERM = ""
 
 
 def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], query: str) -> list[str]:

@@ -196,9 +196,9 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
             how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
                    else "'mnote-kr ingest' with their paths adds them")
             lines.append(f"{len(names)} new file(s) not ingested (root added with --no-follow): {how}; {follow}")
-        # A changed file is left behind only in a root that opted out of following (--no-follow).
-        sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
-        stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
+        # A changed file is left behind only in a root that opted out of following (--no-follow): the
+        # reconcile names those; one sent and failed is said by its 'failed:' line, not blamed on the root.
+        stale = list((rec.get("changed") or {}).get("notReindexed") or [])
         if stale:
             how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
                    else "'mnote-kr ingest' with their paths re-indexes them")

@@ -27,7 +27,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.render.typedwords import said
+from mnote_kr.citations.render.typedwords import as_typed, said
 from mnote_kr.citations.render.weakmore import name_terms, names_its_answer, passage
 from mnote_kr.citations.render.weakwords import passage_words
 
@@ -96,10 +96,10 @@ def across_reason(citations: list[Citation], query: str,
     if not others:
         return None
     path, best = max(others.items(), key=lambda kv: kv[1])
-    name, what = PurePath(path).name, said(sorted(thin), query) or "none"
+    name, what = PurePath(path).name, _holds_words(thin, asked, query)
     if best >= mine - CLOSER:
-        return (f"the first file found holds at most half the query's words ({what}), and {name}, written in another "
-                "script in which the query's words cannot be matched, is as close to it in meaning" + UNCLEAR)
+        return (f"the first file found holds {what}, and {name}, written in another script in which the query's words "
+                "cannot be matched, is as close to it in meaning" + UNCLEAR)
     lib = library() if library is not None and ABSENT_NEAR is not None and best >= mine - ABSENT_NEAR else None
     if lib is None:
         return None
@@ -108,9 +108,23 @@ def across_reason(citations: list[Citation], query: str,
     if not absent:
         return None
     verb = "is" if len(absent) == 1 else "are"
-    return (f"the first file found holds at most half the query's words ({what}), {said(absent, query)} {verb} in no "
-            f"file of this library written in the query's script, and {name}, written in another script, is nearly as "
-            "close to it in meaning" + UNCLEAR)
+    return (f"the first file found holds {what}; {_listed(as_typed(absent, query))} {verb} in no file "
+            f"of this library; and {name}, written in another script (which may say them in its own words), is nearly "
+            "as close to it in meaning" + UNCLEAR)
+
+
+def _holds_words(thin: set[str], asked: set[str], query: str) -> str:
+    """What the first file holds of the query, in words: "none of the query's words", "only 2 of the query's 5 words
+    (days, work)" (nc29a read "at most half the query's words (none)")."""
+    if not thin:
+        return "none of the query's words"
+    return f"only {len(thin)} of the query's {len(asked)} words ({said(sorted(thin), query)})"
+
+
+def _listed(words: list[str]) -> str:
+    """Quoted words as a list: 'a', 'a' and 'b', 'a', 'b' and 'c'."""
+    quoted = [f"'{w}'" for w in words]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
 
 
 def _held(asked: set[str], citations: Iterable[Citation]) -> set[str]:

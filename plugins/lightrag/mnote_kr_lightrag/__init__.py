@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from mnote_kr.plugin_api import (
     EntryUpdate,
     MappedReference,
@@ -111,17 +113,21 @@ def check_readings(ctx: ProviderContext, entries: list[SourceEntry], look: bool)
 
     if not _mine(ctx):
         return None
+    missing = readings.reader_missing(ctx, entries)  # a plugin's type whose plugin is gone: said, not re-read
+    entries = [e for e in entries if e.source_root_relative_path not in missing] if missing else entries
     if not look and not readings.asks_server(entries):
-        return readings.check(None, entries, look, False)  # a report the server's answer cannot change
+        found = readings.check(None, entries, look, False)  # a report the server's answer cannot change
+        return msgspec.structs.replace(found, reader_missing=missing) if missing else found
     try:
         with _provider.LightRagProvider(ctx) as prov:
-            return readings.check(prov, entries, look, readings.engine_reads_notes(prov),
-                                  readings.engine_reads_comments(prov))
+            found = readings.check(prov, entries, look, readings.engine_reads_notes(prov),
+                                   readings.engine_reads_comments(prov))
     except ProviderError:
         if look:
             raise
         # Not reachable for a report: counted from the records alone, as with a server that reads no notes.
-        return readings.check(None, entries, look, False)
+        found = readings.check(None, entries, look, False)
+    return msgspec.structs.replace(found, reader_missing=missing) if missing else found
 
 
 @hookimpl

@@ -89,3 +89,21 @@ def test_a_type_a_plugin_reads_is_one_lightrag_indexes_for_the_folder_walk(env: 
     assert plugin.unindexable(ctx=env["ctx"], paths=paths).keys() == {"a/x.bin"}
     without = dataclasses.replace(env["ctx"], text_suffixes=lambda: frozenset())
     assert plugin.unindexable(ctx=without, paths=paths).keys() == {"a/birds.psv", "a/B.PSV", "a/x.bin"}
+
+
+def test_a_file_indexed_through_a_plugin_no_longer_installed_is_said_to_have_lost_its_reader(
+        env: dict[str, Any]) -> None:
+    """nc29a: birds.psv, indexed from the text a plugin read, was cited "whole file" once the plugin was gone, and
+    nothing said why. ``check_readings`` names it (``readerMissing``) while no loaded plugin reads its type, and
+    sends nothing again for it; with the plugin back, nothing is said."""
+    from mnote_kr.plugin_api import SourceEntry
+
+    entry = SourceEntry(source_id="data/birds.psv", source_path=str(env["ws"] / "data" / "birds.psv"),
+                        source_root_relative_path="data/birds.psv", status="processed",
+                        reading=readings.current(readings.PLUGIN))
+    gone = dataclasses.replace(env["ctx"], text_suffixes=lambda: frozenset())
+    check = plugin.check_readings(ctx=gone, entries=[entry], look=False)
+    assert check is not None and list(check.reader_missing) == ["data/birds.psv"]
+    assert "no plugin installed now reads '.psv' files" in check.reader_missing["data/birds.psv"]
+    assert check.older == {} and check.unknown == {}
+    assert plugin.check_readings(ctx=env["ctx"], entries=[entry], look=False).reader_missing == {}

@@ -54,8 +54,14 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     examples = ", ".join(s for s in (".pdf", ".docx", ".md", ".txt") if s in readable)
     more = len(readable) - len([s for s in (".pdf", ".docx", ".md", ".txt") if s in readable])
     return {p: (f"not a file type LightRAG indexes ({f'{suffix!r} files' if suffix else 'no file extension'}; "
-                f"it reads {examples} and {more} more types)")
+                f"it reads {examples} and {more} more types; {PLUGIN_HINT})")
             for p, suffix in odd.items() if suffix not in readable}
+
+
+#: What adds a type LightRAG does not take: said of a folder's file passed over as of a named file that failed
+#: (``recognized.not_taken``; nc29a read it only on the second).
+PLUGIN_HINT = ("a plugin adds a type by claiming it in locator_extensions and reading it in extract_text: "
+               "docs/plugins.md")
 
 
 def _server_suffixes(ctx: ProviderContext) -> frozenset[str] | None:

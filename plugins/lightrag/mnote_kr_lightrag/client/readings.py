@@ -103,6 +103,20 @@ def _suffix(rel_path: str) -> str:
     return name[dot:].lower() if dot > 0 else ""
 
 
+def reader_missing(ctx: ProviderContext, entries: list[SourceEntry]) -> dict[str, str]:
+    """The files indexed from the text a plugin read (``PLUGIN``) whose type no loaded plugin reads now
+    (``ctx.text_suffixes``, asked only when there is one): path -> why, and what brings the reader back. nc29a's
+    birds.psv was cited "whole file" with the plugin gone, and nothing said why."""
+    mine = [e for e in entries if e.reading is not None and split(e.reading)[0] == PLUGIN]
+    if not mine:
+        return {}
+    read = ctx.text_suffixes()
+    return {e.source_root_relative_path: (
+        f"indexed from the text a plugin read in it; no plugin installed now reads '{suffix}' files, so it is cited "
+        "as the whole file and an edit cannot be indexed; 'mnote-kr plugins' lists those loaded")
+        for e in mine if (suffix := _suffix(e.source_root_relative_path)) not in read}
+
+
 def current(how: str) -> str:
     """The reading ``how`` at its current version (``"deck:2"``)."""
     return f"{how}:{VERSIONS[how]}"

@@ -121,8 +121,9 @@ def plugin_type(ctx: ProviderContext, suffix: str, readable: set[str] | frozense
 
 def not_taken(suffix: str) -> str:
     """Why a file of a type LightRAG does not take, and no plugin reads, is not sent: and what would send it."""
-    return (f"LightRAG cannot index '{suffix or 'extension-less'}' files (a plugin adds a type by claiming it in "
-            "locator_extensions and reading it in extract_text: docs/plugins.md)")
+    from .filetypes import PLUGIN_HINT
+
+    return f"LightRAG cannot index '{suffix or 'extension-less'}' files ({PLUGIN_HINT})"
 
 
 def plugin_text(ctx: ProviderContext, source: SourceFile) -> OwnText:
