@@ -89,10 +89,10 @@ def test_the_uncertain_reason_reads_as_english_whatever_the_first_file_holds() -
     first = RECORDED["places"][0]
     nearly = [p | {"meaning": first["meaning"] - 0.02} if p["path"] == RUSSIAN else p for p in RECORDED["places"]]
     reason = weak_reason(cards(nearly), "which sheet tests a WebP office", lambda: LIBRARY) or ""
-    assert reason.startswith("the first file found holds only 1 of the query's 4 words (office); 'sheet' and 'webp' "
+    assert reason.startswith("the first file found holds only 1 of the query's 4 words (office); 'sheet' and 'WebP' "
                              "are in no file of this library; and poi__bug65649.docx, written in another script")
     bare = [p | {"passage": "Expected duration of the immediate trip"} if p["path"] == first["path"] else p
             for p in nearly]
     reason = weak_reason(cards(bare), "which sheet tests a WebP sign", lambda: LIBRARY) or ""  # 'sign': the scan's
-    assert reason.startswith("the first file found holds none of the query's words; 'sheet' and 'webp' are in no file")
+    assert reason.startswith("the first file found holds none of the query's words; 'sheet' and 'WebP' are in no file")
     assert "(none)" not in reason and " is in no file" not in reason

@@ -37,5 +37,5 @@ def test_words_in_no_file_are_named_as_typed_with_the_verb_agreeing() -> None:
     query = RECORDED["q"].replace("signing", "notarising")
     reason = weak_reason(cards(nearly), query, lambda: LIBRARY)
     assert reason is not None and RUSSIAN in reason
-    assert "finished, notarising are in no file of this library" in reason, reason
+    assert "'finished' and 'notarising' are in no file of this library" in reason, reason
     assert "notaris," not in reason and "finish," not in reason

@@ -123,7 +123,7 @@ def cli(ctx: click.Context, workspace: str | None) -> None:
 @json_option
 def plugins(show_all: bool, as_json: bool) -> None:
     """List plugins with version, origin, hooks and load errors."""
-    from mnote_kr.cli.reports import locator_lines
+    from mnote_kr.cli.reports import locator_lines, plugin_line, safe_locator_table
     from mnote_kr.core.config import load_config
     from mnote_kr.plugins import load_plugins
 
@@ -134,20 +134,9 @@ def plugins(show_all: bool, as_json: bool) -> None:
     loaded = load_plugins(config)
     infos = loaded.describe(include_builtin=show_all)
     if as_json:
-        emit_json({"plugins": infos, "provider": loaded.provider_name, "locators": _safe_table(loaded)})
+        emit_json({"plugins": infos, "provider": loaded.provider_name, "locators": safe_locator_table(loaded)})
         return
-    for info in infos:
-        state = "BLOCKED" if info.blocked else ("FAILED: " + info.error if info.error else ", ".join(info.hooks))
-        click.echo(f"{info.name} {info.version or '?'} [{info.origin}] {state}")
-    click.echo("\n".join(locator_lines(loaded)))
-
-
-def _safe_table(loaded: Any) -> dict[str, str]:
-    try:
-        table: dict[str, str] = loaded.locator_table()
-        return table
-    except MnoteKrError as exc:
-        return {"error": exc.message}
+    click.echo("\n".join([*map(plugin_line, infos), *locator_lines(loaded)]))
 
 
 # ---------------------------------------------------------------------------- roots

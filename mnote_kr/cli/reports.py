@@ -212,6 +212,23 @@ def knowledge_base(obj: Ctx, scope: tuple[str, ...] = ()) -> Any:
     return host
 
 
+def plugin_line(info: Any) -> str:
+    """One plugin in plain ``plugins``: name, version, origin, and its hooks or why it does not run."""
+    state = "BLOCKED" if info.blocked else ("FAILED: " + info.error if info.error else ", ".join(info.hooks))
+    return f"{info.name} {info.version or '?'} [{info.origin}] {state}"
+
+
+def safe_locator_table(loaded: Any) -> dict[str, str]:
+    """``plugins --json``'s ``locators``: file type -> locator, or the error that kept the table from being made."""
+    from mnote_kr.errors import MnoteKrError
+
+    try:
+        table: dict[str, str] = loaded.locator_table()
+        return table
+    except MnoteKrError as exc:
+        return {"error": exc.message}
+
+
 def locator_lines(loaded: Any) -> list[str]:
     """What plain ``plugins`` adds after the list: which locator places citations in each file type (``--json``'s
     ``locators``), and each type a third-party plugin took from one of mnote-kr's (nc29a: .txt, silently)."""
