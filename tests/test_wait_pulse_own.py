@@ -37,7 +37,8 @@ def _stuck_lightrag(tmp_path: Path, *, flushing: bool, beside: bool | str, still
     ``"extracting"``: its entities extracted, its chunks flushed before, the pipeline's messages say so: neither
     embeds). ``rising``: else the calls done never move. ``still``: the row is older than ``interrupted.GRACE_S``
     on the clock, so each listing round also reads the pipeline status (for an engine stop:
-    ``syncing._resend_interrupted``), as in a real minutes-long flush; else the status counts move each look (other documents done: listings paced) and the row is new."""
+    ``syncing._resend_interrupted``), as in a real minutes-long flush; else the status counts move each look (other
+    documents done: listings paced) and the row is new."""
     replay, prov, entries = _setup(tmp_path, [IN_FLIGHT] if still else [{**IN_FLIGHT, "processed": 10 + i}
                                                                         for i in range(400)])
     changed = "1970-01-01T00:00:00+00:00" if still else "2026-12-01T00:00:00+00:00"
