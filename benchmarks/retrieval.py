@@ -98,7 +98,7 @@ from retrieval_labels import LabelError, cross_group, load_sets, norm, print_cro
 from retrieval_overrides import code_overrides  # noqa: E402
 from retrieval_places import evaluate_places, in_view, iou, place_hit, print_places  # noqa: E402, F401 - re-exported
 from retrieval_refold import refolded  # noqa: E402
-from retrieval_times import print_times  # noqa: E402
+from retrieval_times import answered, print_times  # noqa: E402
 
 
 def on_place(citation: dict[str, Any], label: dict[str, Any], paragraphs: list[int | None] | None) -> bool:
@@ -181,25 +181,21 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
 
     retried: list[str] = []
 
-    def patient(h: Any, q: str) -> Any:
+    def patient(h: Any, q: str) -> tuple[Any, float, int]:
         """``h.search``, asked again (at most ``SEARCH_TRIES`` times) when LightRAG did not answer in time: a
         run of an hour on a shared machine met one such timeout and lost every figure. Each retry is counted
-        and printed with the results; the time kept is the answered attempt's."""
-        for attempt in range(SEARCH_TRIES):
-            try:
-                return h.search(q, top_k=top_k)
-            except ProviderUnavailableError as exc:
-                if attempt + 1 == SEARCH_TRIES:
-                    raise
-                retried.append(q)
-                print(f"  retrying after: {exc}", file=sys.stderr, flush=True)
-        raise AssertionError("unreachable")
+        and printed with the results; the time kept is the answered attempt's (``retrieval_times.answered``)."""
+        def told(error: str) -> None:
+            retried.append(q)
+            print(f"  retrying after: {error}", file=sys.stderr, flush=True)
+
+        return answered(lambda: h.search(q, top_k=top_k), tries=SEARCH_TRIES, retry_on=ProviderUnavailableError,
+                        on_retry=told)
 
     def search_all(h: Any, q: str, ms: dict[str, list[float]]) -> tuple[list[Any], list[Any]]:
         built.clear()
-        t0 = time.perf_counter()
-        result = patient(h, q)
-        ms[q] = [(time.perf_counter() - t0) * 1000, float(result.diagnostics.get("providerMs") or 0.0)]
+        result, took, again = patient(h, q)
+        ms[q] = [took, float(result.diagnostics.get("providerMs") or 0.0), again]
         res = result.results
         return [msgspec.to_builtins(c) for c in res], [msgspec.to_builtins(c) for c in built[-1]] if built else []
 
@@ -237,13 +233,13 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
                 with code_overrides(code):
                     both_of[suffix][label["id"]] = search_all(h, label["q"], ms_of[suffix])
         both = both_of[""]
-        search_s = sum(w for w, _ in ms_of[""].values()) / 1000
+        search_s = sum(v[0] for v in ms_of[""].values()) / 1000
         run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
                "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
                "all": {k: v[1] for k, v in both.items()}, "ms": ms_of[""], "interleaved": True,
                "retried": retried}
         for suffix, _, _ in passes[1:]:
-            run[f"search_{suffix}_s"] = sum(w for w, _ in ms_of[suffix].values()) / 1000
+            run[f"search_{suffix}_s"] = sum(v[0] for v in ms_of[suffix].values()) / 1000
             run[f"ms_{suffix}"] = ms_of[suffix]
             run[f"results_{suffix}"] = {k: v[0] for k, v in both_of[suffix].items()}
             run[f"all_{suffix}"] = {k: v[1] for k, v in both_of[suffix].items()}

@@ -52,3 +52,32 @@ def test_placing_and_folding_call_the_same_lines_labels(text: str, label: bool) 
 
     assert is_label(text) is label
     assert folding._is_label(_cit(text)) is label
+
+
+@pytest.mark.parametrize(("gap", "lead"), [(0.14, 1), (0.16, 0)])
+def test_a_label_goes_behind_up_to_label_nearer_by_meaning_and_keeps_the_lead_beyond(gap: float, lead: int) -> None:
+    """Review r29 finding 8: the bound ``LABEL_NEARER`` (0.15) itself, not a gap of 0.8: a label 0.14 nearer the
+    question than the line holding its words goes behind it, one 0.16 nearer keeps the lead."""
+    doc = _doc("Замок электромагнитный", "Усилие удержания: 400 кг.")
+    order = placing._label_behind(doc, [0, 1], {0: 0.1, 1: 0.5}, {0: 0.60 + gap, 1: 0.60})
+    assert order[0] == lead
+
+
+def _placed(text: str, cos: float) -> SimpleNamespace:
+    return SimpleNamespace(display_quote=text, locator=SimpleNamespace(place_text=None, quote=None,
+                                                                       meaning_score=cos))
+
+
+@pytest.mark.parametrize("label", ["Electroencephalographic monitoring protocols", "Annual revenue recognition",
+                                   "Accumulated depreciation", "Замок электромагнитный"])
+def test_folding_drops_a_long_label_nearer_by_meaning_but_keeps_a_sentence_as_near(label: str) -> None:
+    """Review r29 finding 7: a label of up to three words whatever its length (no 12-character cap since round 28,
+    kept in round 29 by the tuning sets, ``folding.LABEL_CHARS``) holding none of the question's words is not shown
+    behind the places holding some, however near by meaning; a sentence as near, in other words, is."""
+    from mnote_kr.citations.text.queryterms import QueryTerms
+
+    terms = QueryTerms("how often are brain signals recorded during the operation?", {}, 1)
+    worded = _placed("Brain signals are recorded every five minutes during the operation.", 0.50)
+    sentence = _placed("Electrodes on the scalp track its activity throughout, and a nurse reads them.", 0.70)
+    kept = folding._worded_first([worded, _placed(label, 0.70), sentence], terms)  # type: ignore[list-item]
+    assert [p.display_quote for p in kept] == [worded.display_quote, sentence.display_quote]

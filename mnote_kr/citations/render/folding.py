@@ -125,6 +125,10 @@ LOOKALIKES_NEAR_FIRST = True
 #: paragraphs holding 合同 stood further back). A question no place holds a word of (other words, another
 #: language) keeps the order by meaning. False: by meaning alone, as before round 18.
 WORDED_FIRST = True
+#: A label (``_is_label``) of at most this many characters, spaces aside (None: any length, ``labels.is_label``
+#: alone, as since round 28; 12: round 27's cap). Round 29 (review r29 finding 7), r28's dump relocated with 12: no
+#: question of the 229 of the tuning sets changed (p1 .594, p3 .747, in view .782 both), so no cap: one label test.
+LABEL_CHARS: int | None = None
 
 
 def _as_place(c: Citation) -> Place:
@@ -471,8 +475,10 @@ def _holds_words(terms: QueryTerms, c: Citation) -> bool:
 
 def _is_label(c: Citation) -> bool:
     """A place of a few words (``labels.is_label``: a caption, "图表 1", "Figure 3"): holding none of the query's
-    words, it is not shown behind places holding some, whatever its cosine (a two-word label is near anything)."""
-    return is_label(_place_words(c))
+    words, it is not shown behind places holding some, whatever its cosine (a two-word label is near anything);
+    with ``LABEL_CHARS``, of at most that many characters too."""
+    words = _place_words(c)
+    return is_label(words) and (LABEL_CHARS is None or len("".join(words.split())) <= LABEL_CHARS)
 
 
 def _query_terms(places: list[Citation]) -> QueryTerms | None:

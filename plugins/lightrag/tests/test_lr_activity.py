@@ -290,3 +290,33 @@ def test_a_flush_keeps_lightrags_embedding_queue_waiting_and_a_search_does_not()
     health["embedding_queue_status"].update(flushing, completed_total=40)
     assert model_calls(health) != model_calls({**health, "embedding_queue_status": {
         **health["embedding_queue_status"], "completed_total": 41}})
+
+
+def test_on_a_shared_lightrag_a_flush_is_ours_when_nothing_beside_ours_can_embed() -> None:
+    """Review r29 finding 4: beside another workspace's document parsed, analyzed or extracting entities (none
+    writes vectors; LightRAG 1.5.7 flushes a document's chunks before it extracts), the embedding calls done while
+    more wait are our flush's progress; beside one that may embed (processing, past no extraction), they are not."""
+    pipeline = _body("18_pipeline_status_busy_processing.json")
+    names = {"slow1.txt": SLOW}
+    other = "doc-" + "e" * 32
+    analyzing = {"id": other, "status": "analyzing", "metadata": {"analyzing_start_time": 1796083201}}
+    flushing = {"id": other, "status": "processing", "chunks_count": 300,
+                "metadata": {"process_options": "F!", "process_start_time": 1796083201}}
+    extracting = {**flushing, "metadata": {"process_options": "F", "process_start_time": 1796083201}}
+    said = copy.deepcopy(pipeline)
+    said["history_messages"] += [f"Processing d-id: {other}", f"Chunk 3 of 30 extracted 4 Ent + 1 Rel {other}-chunk-2"]
+
+    def pulse(body: dict[str, Any], beside: list[dict[str, Any]], done: int) -> str | None:
+        act = activity_of(_embedding_row(), read_steps(body, names, _flushing(_health(40), done), shared=True,
+                                                       beside=beside))
+        assert act is not None
+        return act.pulse
+
+    assert pulse(pipeline, [analyzing], 3) != pulse(pipeline, [analyzing], 5)
+    assert pulse(said, [extracting], 3) != pulse(said, [extracting], 5)
+    assert pulse(pipeline, [flushing], 3) == pulse(pipeline, [flushing], 5)
+    assert pulse(pipeline, [extracting], 3) == pulse(pipeline, [extracting], 5)  # no message: it may be flushing
+    # a search's calls (none waiting) beside the VLM's work are no pulse
+    searched = [activity_of(_embedding_row(), read_steps(pipeline, names, _health(n), shared=True,
+                                                         beside=[analyzing])) for n in (40, 41)]
+    assert searched[0] is not None and searched[1] is not None and searched[0].pulse == searched[1].pulse

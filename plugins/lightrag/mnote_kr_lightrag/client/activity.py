@@ -27,7 +27,8 @@ so beyond the queue's 8 slots (``max_async``) its calls wait (``queued``); a sea
 queue, the embedding calls done (:func:`model_calls`), with the pipeline's messages (``cur_batch``, the history's
 length and tail, ``latest_message``): any change is progress to a wait. While the same LightRAG works on another
 workspace's document (one server shared: docs/workspaces.md; :func:`others_at_work`) the calls and messages may be
-its own: then only the messages naming our documents count. A worker's snapshot time (``updated_at``) is not in
+its own: then only the messages naming our documents count, and the embedding calls of a flush while none of its
+documents may be writing vectors (:func:`read_steps`). A worker's snapshot time (``updated_at``) is not in
 the pulse: it moves while nothing does. A stage's row
 whose work is over waits for the next stage's worker and is ``queued``, not being worked on
 (:data:`_ENDS`): LightRAG 1.5.7 writes a document ``parsing`` again once parsed (``parse_end_time``,
@@ -116,11 +117,12 @@ def model_calls(health: dict[str, Any] | None) -> tuple[int | None, int | None] 
     return llm_done, _done(embedding) if flushing else None
 
 
-def others_at_work(rows: Iterable[dict[str, Any]], ws: str, ours: Iterable[str] = ()) -> bool:
-    """Whether LightRAG works on a document (its row in ``rows``, a listing) of another than workspace ``ws``: a row
-    being parsed, analyzed or processed (not waiting, :func:`activity_of`) whose name is not tagged ``ws`` and is
-    none of ``ours`` (the ids a wait follows). Then the model calls /health counts may be that document's."""
+def working_beside(rows: Iterable[dict[str, Any]], ws: str, ours: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """The rows (of ``rows``, a listing) of documents LightRAG works on for another than workspace ``ws``: being
+    parsed, analyzed or processed (not waiting, :func:`activity_of`), their names not tagged ``ws`` and none of
+    ``ours`` (the ids a wait follows). Then the model calls /health counts may be those documents'."""
     own = set(ours)
+    out = []
     for row in rows:
         if str(row.get("status", "")).lower() not in STAGES or str(row.get("id", "")) in own:
             continue
@@ -128,8 +130,22 @@ def others_at_work(rows: Iterable[dict[str, Any]], ws: str, ours: Iterable[str] 
             continue
         act = activity_of(row, Steps())
         if act is not None and act.stage not in ("queued", INTERRUPTED):
-            return True
-    return False
+            out.append(row)
+    return out
+
+
+def others_at_work(rows: Iterable[dict[str, Any]], ws: str, ours: Iterable[str] = ()) -> bool:
+    """Whether LightRAG works on a document of another than workspace ``ws`` (:func:`working_beside`)."""
+    return bool(working_beside(rows, ws, ours))
+
+
+def _may_embed(row: dict[str, Any], steps: Steps) -> bool:
+    """Whether LightRAG may be writing vectors for the document of ``row``: processed and not (by the pipeline's
+    messages) extracting entities. LightRAG 1.5.7 (pipeline.py, "Stage 1") embeds all of a document's chunks before
+    its extraction begins, and embeds entities and relations when merging; parsing and analyzing embed nothing."""
+    act = activity_of(row, steps)
+    return act is not None and act.stage == "processing" and steps.step.get(str(row.get("id", ""))) != \
+        "extracting entities"
 
 
 def _names_ours(message: str, ids: set[str], names: set[str]) -> bool:
@@ -138,31 +154,38 @@ def _names_ours(message: str, ids: set[str], names: set[str]) -> bool:
 
 
 def pulse_of(pipeline: dict[str, Any], health: dict[str, Any] | None,
-             ids_by_name: dict[str, str] | None = None) -> str:
+             ids_by_name: dict[str, str] | None = None, *, flush: int | None = None) -> str:
     """A mark of LightRAG's work that changes whenever it works on our documents: its ingestion's model calls done
     and its pipeline's messages; with ``ids_by_name`` (a LightRAG working for another workspace too): only the
-    messages naming those documents, by id or by file name."""
+    messages naming those documents, by id or by file name, and ``flush``, the embedding calls done of a flush
+    that can only be ours (:func:`read_steps`; None: not known to be ours)."""
     history = pipeline.get("history_messages")
     history = history if isinstance(history, list) else []
     if ids_by_name is not None:
         ids, names = set(ids_by_name.values()), set(ids_by_name)
         own = [m for m in history if isinstance(m, str) and _names_ours(m, ids, names)]
-        return repr(tuple(own[-_OWN_MESSAGES:]))
+        return repr((tuple(own[-_OWN_MESSAGES:]), flush))
     tail = history[-1] if history else None
     return repr((model_calls(health), pipeline.get("cur_batch"), len(history), tail, pipeline.get("latest_message")))
 
 
 def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str],
-               health: dict[str, Any] | None = None, *, shared: bool = False) -> Steps:
+               health: dict[str, Any] | None = None, *, shared: bool = False,
+               beside: Iterable[dict[str, Any]] | None = None) -> Steps:
     """The steps ``pipeline`` (a ``/documents/pipeline_status`` answer) tells of; ``ids_by_name``
     maps the file names LightRAG knows to their document ids (the messages use both); ``health``: an
     authenticated ``/health`` answer read with it (its model calls done, in the pulse); ``shared``: LightRAG
     works on another workspace's document too (:func:`others_at_work`), so only messages naming those of
-    ``ids_by_name`` make the pulse. An idle or missing answer tells of none."""
+    ``ids_by_name`` make the pulse, with the embedding calls of a flush when that flush can only be ours:
+    ``beside`` (the rows of those other documents, :func:`working_beside`) holds none that may be writing vectors
+    (:func:`_may_embed`: a document parsed, analyzed or extracting entities writes none). A search's call waits in no
+    queue (:func:`model_calls`), so calls done while others wait are a flush's: ours, while we have one in processing
+    (review r29 finding 4: a minutes-long flush of ours beside another workspace's VLM or extraction work read as no
+    progress). Beside a document of theirs that may embed, they count for nothing: whose they are is not known.
+    An idle or missing answer tells of none."""
     steps = Steps()
     if not pipeline or not pipeline.get("busy"):
         return steps
-    steps.pulse = pulse_of(pipeline, health, ids_by_name if shared else None)
     messages = [str(m) for m in pipeline.get("history_messages") or [] if isinstance(m, str)]
     latest = pipeline.get("latest_message")
     if isinstance(latest, str) and not messages:  # it may lag the history's tail (written without a lock)
@@ -185,6 +208,11 @@ def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str],
                 if m and m.group(1).strip() in ids_by_name:
                     steps.step[ids_by_name[m.group(1).strip()]] = named_step
                     break
+    flush = None
+    if shared and beside is not None and not any(_may_embed(row, steps) for row in beside):
+        calls = model_calls(health)
+        flush = calls[1] if calls is not None else None
+    steps.pulse = pulse_of(pipeline, health, ids_by_name if shared else None, flush=flush)
     return steps
 
 

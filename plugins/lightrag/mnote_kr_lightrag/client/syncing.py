@@ -451,8 +451,8 @@ def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[Ent
         health = _model_calls_read(prov)
         _health[server] = (_p.now_s(), health)
     ids_by_name = {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()}
-    shared = _activity.others_at_work(docs.rows, prov.ws, ids_by_name.values())  # its model calls may be theirs
-    steps = _activity.read_steps(pipeline, ids_by_name, health, shared=shared)
+    beside = _activity.working_beside(docs.rows, prov.ws, ids_by_name.values())  # its model calls may be theirs
+    steps = _activity.read_steps(pipeline, ids_by_name, health, shared=bool(beside), beside=beside)
     sent = _resent.get(server, {})
     out = []
     for u in updates:
