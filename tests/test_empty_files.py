@@ -61,6 +61,17 @@ def test_status_names_the_empty_file_and_why(kb: KB) -> None:
     assert "kb/empty.docx" in text and "0 bytes" in text, text
 
 
+def test_a_search_does_not_name_an_empty_file_as_not_indexed(kb: KB) -> None:
+    """nc29b: every search over the folder opened with 'not indexed: empty.docx (skipped: empty file …)'. A file
+    of a type the provider cannot index is named (its text is missing from the search); an empty one holds no text
+    to miss: ``status`` names it, searches do not."""
+    kb.run("ingest", "kb")  # (a type the provider cannot index stays named: test_skipped_listed.py)
+    found = json.loads(kb.run("search", "amber lamp", "--json")[0])
+    named = [n["sourcePath"] for n in found["notIndexed"]]
+    assert "kb/empty.docx" not in named and found["results"], found
+    assert "empty.docx" not in kb.run("search", "amber lamp")[0]
+
+
 def test_a_named_empty_file_is_passed_over_too(kb: KB) -> None:
     out, err = kb.run("ingest", "kb/empty.docx")
     assert out.splitlines()[0] == EMPTY_LINE, out

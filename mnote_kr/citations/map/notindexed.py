@@ -25,7 +25,7 @@ from mnote_kr.core.pending import (
     left_new,
 )
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
+from mnote_kr.core.skipped import EMPTY_REASON, PASSED_OVER, SKIPPED_SHOWN, still_skipped
 from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace, under
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
@@ -272,11 +272,14 @@ def new_not_ingested(host: Host, reg: Registry, scope_rels: list[str],
 def skipped_not_indexed(host: Host, reg: Registry, scope_rels: list[str],
                         shown: int = SKIPPED_SHOWN) -> tuple[list[NotIndexed], int]:
     """Files in the search's scope (none: the whole workspace) that a folder ingest or sync passed over
-    for a type no provider indexes (``core/skipped.py``): the first ``shown``, and how many in all."""
+    for a type no provider indexes (``core/skipped.py``): the first ``shown``, and how many in all. An empty
+    file is not among them: it holds no text the search misses."""
     out: list[NotIndexed] = []
     count = 0
     ctx = host.context()
     for f in still_skipped(host, reg, scope_rels, lambda paths: host.plugins.unindexable(ctx, paths)):
+        if f.reason == EMPTY_REASON:  # no text to miss: status names it, a search does not (nc29b)
+            continue
         count += 1
         if len(out) < shown:
             out.append(NotIndexed(source_path=f.source_path, status="skipped", reason=f"{f.reason}; {PASSED_OVER}"))
