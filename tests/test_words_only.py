@@ -201,7 +201,7 @@ def test_ingest_without_wait_embeds_nothing_and_says_which_files_it_looked_at_wa
     report = host.ingest(["kb"])
     assert fake_e5 == [] and _recorded(host) == [REL]  # nothing embedded, the record kept for sync
     assert msgspec.to_builtins(report)["wordsOnly"] == {"count": 1, "paths": [REL], "command": "mnote-kr sync"}
-    said = [line for line in render_ingest(report).splitlines() if "placed by words only" in line]
+    said = [line for line in render_ingest(report).splitlines() if "not placed by meaning yet" in line]
     assert len(said) == 1 and REL in said[0] and "'mnote-kr sync' embeds their places" in said[0], said
     assert host.ingest([ws / "other"]).words_only is None  # another folder: not this file
     assert host.ingest(["kb"], wait=True).words_only is None and _recorded(host) == []  # --wait embeds them

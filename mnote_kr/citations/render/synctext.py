@@ -31,7 +31,8 @@ def render_ingest(report: IngestReport) -> str:
     lost = report.words_only
     if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
         why = "the wait ended before its placing step" if report.provider_error else "ingest does only with --wait"
-        lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
+        # not "placed by words only": a file sent and not indexed yet is not placed at all (nc29b)
+        lines.append(f"{lost.count} file(s) here not placed by meaning yet (their places have no vectors), e.g. "
                      f"{lost.paths[0]}: '{lost.command}' embeds their places ({why})")
     if report.next_call:
         lines.append(report.next_call)
