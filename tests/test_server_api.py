@@ -128,7 +128,12 @@ def test_server_ingest_search_open_ask_delete_prune(served):
     assert plan["resourceRootRelativePath"] == "docs/fox.md"
     assert Path(plan["resourcePath"]) == server.host.root / "docs" / "fox.md"
     assert plan["resourceKind"] == "markdown"
-    assert plan == _as_cli_json(server.host.open(fox["citationId"]))
+    # the same plan as the CLI's, but over HTTP each issue's viewer URL is always set (viewer29): the page serves it
+    cli_plan = _as_cli_json(server.host.open(fox["citationId"]))
+    assert [i.pop("viewerUrl") for i in cli_plan["issues"]] == [None] * len(cli_plan["issues"])
+    urls = [i.pop("viewerUrl") for i in plan["issues"]]
+    keyed = [f"?issue={i['issue']}" in u for i, u in zip(plan["issues"], urls, strict=True)]
+    assert plan == cli_plan and urls and all(keyed), urls
 
     r = client.post(f"{API}/query", json={"query": "quick brown fox"})
     assert r.status_code == 200
