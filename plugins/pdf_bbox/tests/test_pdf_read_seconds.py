@@ -4,13 +4,15 @@ Round 28 (inview28): at load 27 on two cores tracemonkey, a 14-page paper read i
 20 s of wall time and was cited at the file level. A reading kept waiting by a busy machine is not a costly file; a
 reading that computes without end still is. Here a page reader that waits (a stand-in for a machine too busy to run it:
 the wait is the reader's, the test waits on nothing) and one that burns CPU are put in PDFium's place, and the real
-reader's budget is checked against each.
+reader's budget is checked against each. The wall clock the budget module sees is a stand-in that each page moves
+on, so no test sleeps.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pypdf
@@ -50,6 +52,13 @@ def _burn(seconds: float) -> None:
         sum(i * i for i in range(2000))
 
 
+def _wall_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The budget module's wall clock made a stand-in (its CPU clock stays real): ``[now]``, moved on by the test."""
+    wall = [0.0]
+    monkeypatch.setattr(budget, "time", SimpleNamespace(thread_time=time.thread_time, monotonic=lambda: wall[0]))
+    return wall
+
+
 @pytest.fixture(autouse=True)
 def _uncached(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
@@ -60,11 +69,19 @@ def test_a_reading_kept_waiting_past_the_limit_in_wall_time_reads_every_page(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     f = _pages_pdf(tmp_path / "waited.pdf", 6)
     monkeypatch.setattr(budget, "MAX_SECONDS", 0.3)
-    read = _counting(monkeypatch, lambda: time.sleep(0.1))  # 0.6 s of wall time, next to no CPU
-    started = time.monotonic()
+    wall = _wall_clock(monkeypatch)
+    read = _counting(monkeypatch, lambda: wall.__setitem__(0, wall[0] + 0.1))  # 0.6 s of wall time, no CPU
     doc = pdftext.read_document(f)
-    assert time.monotonic() - started > budget.MAX_SECONDS  # the wall clock alone would have stopped it
-    assert read == [1, 2, 3, 4, 5, 6] and len(doc.pages) == 6
+    assert wall[0] > budget.MAX_SECONDS and read == [1, 2, 3, 4, 5, 6] and len(doc.pages) == 6
+    # the wall clock alone would have stopped it (the limit as it was before round 29)
+    monkeypatch.setattr(budget, "CPU_SECONDS", False)
+    clear_cache()
+    wall[0], read[:] = 0.0, []
+    with pytest.raises(DocumentError):
+        pdftext.read_document(f)
+    assert len(read) < 6, read
+    monkeypatch.setattr(budget, "CPU_SECONDS", True)
+    clear_cache()
     loc = locate(LocateRequest(file=str(f), evidence="Batch 4205 was weighed, dried and weighed again.", query="4205"))
     assert loc.locator_precision == "bbox" and loc.page == 6, loc.reason
 
@@ -113,9 +130,14 @@ def test_pages_read_again_by_pdfminer_stop_once_the_reading_spent_its_seconds(tm
     assert list(cidtext.read_pages(f, [1, 2, 3], Spent())) == [1]
 
 
-def test_the_stopwatch_counts_this_threads_cpu_not_time_spent_waiting() -> None:
+def test_the_stopwatch_counts_this_threads_cpu_not_time_spent_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    wall = _wall_clock(monkeypatch)
     watch = budget.Stopwatch()
-    time.sleep(0.2)  # waiting costs no CPU
+    wall[0] += 0.2  # 0.2 s go by on the wall clock, spent waiting: no CPU
     assert watch.spent() < 0.1 and not watch.over(0.15)
+    monkeypatch.setattr(budget, "CPU_SECONDS", False)
+    by_wall = budget.Stopwatch()
+    wall[0] += 0.2
+    assert by_wall.over(0.15)  # a wall-clock stopwatch counts the same wait
     _burn(0.2)
     assert watch.over(0.15) and watch.unit == f"{budget.MAX_SECONDS:g} s of CPU"
