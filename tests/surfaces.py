@@ -110,6 +110,31 @@ class HostObj:
         return Ctx.paths(self, raws)  # type: ignore[arg-type]  # the CLI's own reading of typed paths
 
 
+def changed_note_host(tmp_path: Path, root: Any) -> tuple[Host, Path]:
+    """A workspace whose root ``root`` (an ``IndexedRoot`` named "kb") holds kb/a.md, recorded as indexed, and then
+    changed on disk (the provider unreachable): what sync makes of a changed file."""
+    import hashlib
+
+    from mnote_kr.core.config import load_config
+    from mnote_kr.models import SourceEntry
+
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    note = ws / "kb" / "a.md"
+    note.write_text("The zeppelin hangar.", encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    st = note.stat()
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = root
+        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
+                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
+                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
+    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    return host, note
+
+
 def cli_search(host: Host, query: str, as_json: bool) -> str:
     """``mnote-kr search QUERY [--json]``'s output, through the command's own report."""
     out = io.StringIO()

@@ -3,7 +3,6 @@ what to do, in words (one rule per test, checked over every case we know, not on
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import signal
@@ -28,6 +27,7 @@ from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SearchResults, SourceEntry
 from mnote_kr_lightrag.client.failures import explain_failure
 from tests.cli_helpers import start_serve
+from tests.surfaces import changed_note_host
 
 LINK = "mineru__scanned.cafbc825-76a0ecf6.pdf"
 DOC_ID = re.compile(r"\bdoc-[0-9a-f]{32}\b")
@@ -313,20 +313,8 @@ def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     from mnote_kr.citations.render.synctext import render_sync
     from mnote_kr.sync.reconcile import reconcile_and_apply
 
-    ws = tmp_path / "ws"
-    (ws / "kb").mkdir(parents=True)
-    note = ws / "kb" / "a.md"
-    note.write_text("The zeppelin hangar.", encoding="utf-8")
-    config = load_config(ws)
-    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
-    host = Host(ws, config=config)
-    st = note.stat()
-    with host.store.transaction() as reg:
-        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", run_on_change=False, run_on_change_set=True)
-        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
-                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
-                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
-    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    host, note = changed_note_host(tmp_path, IndexedRoot(root_relative_path="kb", run_on_change=False,
+                                                          run_on_change_set=True))
     said: list[tuple[str, str, str]] = []
     summary = reconcile_and_apply(host, on_action=lambda kind, rel, why: said.append((kind, rel, why)))
     assert [(k, r) for k, r, _ in said] == [("stale", "kb/a.md")]

@@ -261,26 +261,10 @@ def test_search_and_ask_count_the_files_left_behind_beyond_those_they_name(kb: K
 def test_a_changed_file_that_failed_is_not_called_left_behind_by_no_follow(tmp_path: Path) -> None:
     """nc29a: in a root that follows (the default), a changed file whose re-index failed (its plugin gone)
     is named by its 'failed:' line only; sync never blames --no-follow for it."""
-    import hashlib
-
-    from mnote_kr.core.config import load_config
-    from mnote_kr.models import SourceEntry
     from mnote_kr.sync import reconcile
+    from tests.surfaces import changed_note_host
 
-    ws = tmp_path / "ws"
-    (ws / "kb").mkdir(parents=True)
-    note = ws / "kb" / "a.md"
-    note.write_text("The zeppelin hangar.", encoding="utf-8")
-    config = load_config(ws)
-    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
-    host = Host(ws, config=config)
-    st = note.stat()
-    with host.store.transaction() as reg:
-        reg.roots["kb"] = IndexedRoot(root_relative_path="kb")
-        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
-                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
-                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
-    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    host, _note = changed_note_host(tmp_path, IndexedRoot(root_relative_path="kb"))
     sent: list[list[str]] = []
 
     def failing(_host: Host, rels: list[str], _on_action: object) -> dict[str, list[str]]:
