@@ -102,3 +102,14 @@ def test_many_short_writers_keep_the_folder_near_its_bound() -> None:
         KeyedStore("ks", "v1", max_entries=bound).put(f"k{i}", b"x")  # a new store: as many processes would
         assert len(list(_folder().glob("k-*"))) <= bound + 40, i  # 40 writes without a trim: 2**-40
     assert KeyedStore("ks", "v1").get("k299") == b"x"
+
+
+def test_an_older_version_named_readable_is_read_and_held_another_is_neither() -> None:
+    KeyedStore("ks", "v1").put("same", b"vectors")
+    KeyedStore("ks", "v0").put("gone", b"older vectors")
+    store = KeyedStore("ks", "v2", reads=("v1",))
+    assert store.get("same") == b"vectors" and store.holds("same")
+    assert store.get("gone") is None and not store.holds("gone")  # present on disk, not readable
+    assert not store.holds("never")
+    store.put("same", b"vectors")
+    assert KeyedStore("ks", "v2").holds("same")

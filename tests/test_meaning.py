@@ -529,3 +529,22 @@ def test_ingest_wait_names_both_steps_up_front_and_says_when_placing_by_meaning_
     assert "citable by words" in lines[plan[0]] and "citable by words meanwhile" in lines[placing[0]]
     assert lines[plan[0]].detail == {"step": "plan", "steps": ["wait", "embed"], "files": 1}
     assert note.read_bytes() == before
+
+
+def test_vectors_stored_by_meaning_v1_are_read_and_counted_an_unreadable_entry_is_not() -> None:
+    """Round 29 bumped the store to v2 for quote sets that shipped off: the v1 entries a round-28 ingest
+    stored hold the same vectors, so they are read, and a file whose entry no version reads is not
+    counted as placed by meaning (review30 finding 1: ``has_vectors`` said True, ``stored`` None)."""
+    import numpy as np
+
+    from mnote_kr.citations.caches.filecache import KeyedStore
+
+    tail = meaning._keyed_store().version.split("-", 2)[2]
+    vecs = np.eye(2, 384, dtype=np.float16)
+    KeyedStore("meaning", f"meaning-v1-{tail}").put("old-file", vecs.tobytes())
+    KeyedStore("meaning", f"meaning-v0-{tail}").put("foreign-file", vecs.tobytes())
+    got = meaning.stored("old-file")
+    assert got is not None and got.shape == (2, 384) and got[1, 1] == 1.0
+    meaning._memo.clear()
+    assert meaning.has_vectors("old-file")
+    assert meaning.stored("foreign-file") is None and not meaning.has_vectors("foreign-file")

@@ -294,12 +294,14 @@ class KeyedStore:
     entries are misses, never decoded), are written to a temp file and renamed into place,
     and the folder is trimmed to ``max_entries``, oldest written first, under a lock file
     (``mnote_kr.core.locks``) after one write in ``max_entries / _TRIM_SHARE`` (at random,
-    ``one_in``). Every failure is a miss.
+    ``one_in``). Every failure is a miss. ``reads``: older versions whose entries hold the same
+    values (a version bumped for something that did not change them), read as this one's.
     """
 
-    def __init__(self, name: str, version: str, max_entries: int = 50000) -> None:
+    def __init__(self, name: str, version: str, max_entries: int = 50000, reads: tuple[str, ...] = ()) -> None:
         self.name = name
         self.version = version
+        self.readable = (version, *reads)
         self.max_entries = max_entries
         self.stats = {"hits": 0, "misses": 0, "rejected": 0, "writes": 0}
 
@@ -343,11 +345,30 @@ class KeyedStore:
         if not ok:
             self.stats["rejected"] += 1  # torn, truncated or not ours: recomputed by the caller
             return None
-        if not isinstance(head, dict) or head.get("format") != self.version or head.get("key") != key:
+        if not isinstance(head, dict) or head.get("format") not in self.readable or head.get("key") != key:
             self.stats["misses"] += 1
             return None
         self.stats["hits"] += 1
         return blob[head_end + 1 + _MAC_BYTES:]
+
+    def holds(self, key: str) -> bool:
+        """Whether an entry of a readable version is stored under ``key``, by its header alone (no MAC
+        check, no payload read: for counts such as ``status``; :meth:`get` still rejects a torn entry)."""
+        if not _disk_enabled():
+            return False
+        try:
+            with open(self.folder / self._entry_name(key), "rb") as f:
+                start = f.read(4096)
+        except OSError:
+            return False
+        head_end = start.find(b"\n", len(_MAGIC))
+        if not start.startswith(_MAGIC) or head_end < 0:
+            return False
+        try:
+            head = json.loads(start[len(_MAGIC): head_end])
+        except ValueError:
+            return False
+        return isinstance(head, dict) and head.get("format") in self.readable and head.get("key") == key
 
     def put(self, key: str, value: bytes) -> None:
         """Store ``value`` under ``key`` (best effort: a cache that cannot write is only slower)."""

@@ -78,7 +78,7 @@ MAX_PLACE_TOKENS = 128
 #: While a batch of places is embedded, the step's line is said again this often (one batch of a loaded
 #: machine took 20 s: a piped log said nothing meanwhile).
 EMBED_HEARTBEAT_S = 4.0
-_VERSION = "meaning-v2"  # v2: ingest embeds long places' quote sentences too (quotesets)
+_VERSION = "meaning-v2"  # v2 was bumped for quotesets (off): v1 entries hold the same vectors, read as v2's
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _memo_lock = threading.Lock()
 _queue: list[list[str]] = []
@@ -103,7 +103,8 @@ def _keyed_store() -> KeyedStore:
     from mnote_kr.citations.caches.filecache import KeyedStore
     from mnote_kr.citations.rank.e5 import E5_SHA256
 
-    return KeyedStore("meaning", f"{_VERSION}-e5-{E5_SHA256[:16]}-{MAX_PLACE_TOKENS}", max_entries=20000)
+    tail = f"e5-{E5_SHA256[:16]}-{MAX_PLACE_TOKENS}"
+    return KeyedStore("meaning", f"{_VERSION}-{tail}", max_entries=20000, reads=(f"meaning-v1-{tail}",))
 
 
 def stored(key: str) -> np.ndarray | None:
@@ -309,16 +310,12 @@ def model_installed() -> bool:
 
 
 def has_vectors(key: str) -> bool:
-    """Whether vectors are stored for a places key, by the entry's presence alone (``status``: no read)."""
-    from mnote_kr.citations.caches.filecache import KeyedStore
-
+    """Whether vectors this code reads are stored for a places key, by the entry's header (``status``: no
+    payload read; an entry of another version is none)."""
     with _memo_lock:
         if key in _memo:
             return True
-    try:
-        return os.path.isfile(_keyed_store().folder / KeyedStore._entry_name(key))
-    except OSError:
-        return False
+    return _keyed_store().holds(key)
 
 
 def _installed_version(package: str) -> str | None:
