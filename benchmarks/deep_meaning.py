@@ -7,7 +7,7 @@ only (``old``, ``tune3``, ``tune4``, ``tune5``, ``tables``: the held-out files a
 
 * ``none``: the deeper files' citations left out (what ``deeper_files = 0`` returns);
 * ``order``: all of them at their own rank (r22's rule);
-* ``meaning``: those :func:`deeper.admitted` admits, at the rank it gives.
+* ``meaning``: those :func:`deeperslot.admitted` admits (this tree's rule), at the rank it gives.
 
 Printed per set and cross/same language (``retrieval_labels.mark_cross``): the answering file in the first
 five, gained and lost against ``none``, and deeper files ranked per search.
@@ -60,14 +60,14 @@ def first_files(cits: list[dict[str, Any]], query: str) -> list[str]:
 
 
 def by_meaning(cits: list[dict[str, Any]], query: str, wanted: int) -> list[dict[str, Any]]:
-    """``cits`` as :func:`deeper.admitted` leaves them: deeper files admitted at their new rank, else out."""
-    from mnote_kr.citations.rank import deeper
+    """``cits`` as :func:`deeperslot.admitted` leaves them: deeper files admitted at their new rank, else out."""
+    from mnote_kr.citations.rank import deeper, deeperslot
 
     rows = [deeper.Row(c["sourceRootRelativePath"], c["diagnostics"]["providerRank"],
                        c["diagnostics"]["providerRank"] > wanted, c["locator"].get("meaningScore"),
                        c.get("locatorEvidenceText") or c.get("displayQuote") or "") for c in cits]
     out = []
-    for c, rank in zip(cits, deeper.admitted(query, rows), strict=True):
+    for c, rank in zip(cits, deeperslot.admitted(query, rows), strict=True):
         if rank is not None:
             out.append({**c, "diagnostics": {**c["diagnostics"], "providerRank": rank}})
     return out

@@ -31,7 +31,7 @@ from mnote_kr.citations.map import heldwords
 from mnote_kr.citations.map.notindexed import absent_scope, uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
-from mnote_kr.citations.rank import deeper, meaning, wordsonly
+from mnote_kr.citations.rank import deeper, deeperslot, meaning, wordsonly
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render import placechunk
 from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
@@ -489,8 +489,8 @@ def _admitted(query: str, rows: list[deeper.Row], candidates: list[Candidate],
               scored: list[tuple[float, int, Citation]], runners: list[list[Citation]], dropped: Counter[str],
               ) -> tuple[list[Candidate], list[tuple[float, int, Citation]], list[list[Citation]]]:
     """The citations of the files the provider passed on from deeper in its list left out unless admitted by
-    meaning, an admitted one ranked as the provider's file it beats (``rank.deeper``); the others as they are."""
-    ranks = deeper.admitted(query, rows)
+    meaning, at the rank ``rank.deeperslot`` gives it; the others as they are."""
+    ranks = deeperslot.admitted(query, rows)
     if ranks == [r.rank for r in rows]:
         return candidates, scored, runners
     keep = [i for i, rank in enumerate(ranks) if rank is not None]

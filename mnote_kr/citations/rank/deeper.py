@@ -8,7 +8,8 @@ each file's meaning is its best cosine with the query among the places it locate
 file's places nearest the query, ``Locator.meaning_score`` and its ``runners_up``), from the place vectors ingest
 stored (:mod:`mnote_kr.citations.rank.meaning`).
 
-A deeper file is admitted (:func:`admitted`) when
+Since r30 a search ranks them by :mod:`~mnote_kr.citations.rank.deeperslot` (one file at most, at the fifth place);
+this module's :func:`admitted` is r23's rule (``deeperslot.FIFTH = False``): a deeper file is admitted when
 
 * it is written in another script than the question (:func:`script`): a file in the question's own script
   that LightRAG ranked that low was not missed for its language, and its words had their chance;

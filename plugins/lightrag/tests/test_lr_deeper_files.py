@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import Replay, make_context
@@ -47,11 +48,12 @@ def test_the_answering_file_from_the_deeper_list_follows_the_first_chunks(tmp_pa
     refs, sent, answer = _search(tmp_path, deeper_files=passages.DEEPER_FILES)
     chunks = json.loads(json.dumps(RECORDED["data"]["chunks"], ensure_ascii=False).replace(
         TAG, naming.workspace_tag(tmp_path / "ws")))
-    assert sent["chunk_top_k"] == passages.deeper(20) == 60
+    assert sent["chunk_top_k"] == passages.deeper(20, passages.DEEPER_FILES_FACTOR) == 40  # passages not ranked
     # the first 20 chunks keep their places and order
     assert [r.chunk_id for r in refs[:20]] == [c["chunk_id"] for c in chunks[:20]]
     added = refs[20:]
-    assert len(added) == passages.DEEPER_FILES
+    # at most DEEPER_FILES, those of chunks 21-40 in another language than the question's: here the answer alone
+    assert 1 <= len(added) <= passages.DEEPER_FILES
     assert len({r.file_path for r in added}) == len(added)
     assert not {r.file_path for r in added} & {c["file_path"] for c in chunks[:20]}
     # the answering DOCX comes in with its first chunk of the deeper list (the 24th)
@@ -67,8 +69,9 @@ def test_the_default_asks_for_the_first_chunks_alone(tmp_path: Path) -> None:
 
 def test_deeper_files_switched_on_are_passed_on_marked(tmp_path: Path) -> None:
     refs, sent, answer = _search(tmp_path, deeper_files=passages.DEEPER_FILES)  # the host admits them by meaning
-    assert sent["chunk_top_k"] == 60 and len(refs) == 20 + passages.DEEPER_FILES
-    assert [r.deeper for r in refs] == [False] * 20 + [True] * passages.DEEPER_FILES
+    added = len(refs) - 20
+    assert sent["chunk_top_k"] == 40 and 1 <= added <= passages.DEEPER_FILES
+    assert [r.deeper for r in refs] == [False] * 20 + [True] * added
     assert refs[20].file_path == answer
 
 
@@ -100,3 +103,28 @@ def test_with_deeper_files_takes_each_new_files_first_chunk_in_order() -> None:
     assert [r.rank for r in out] == [1, 2, 3, 4, 5]
     assert [r.deeper for r in out] == [False, False, False, True, True]
     assert passages.with_deeper_files(deep[:3], deep, 3, 0) == deep[:3]
+
+
+def test_deeper_files_in_the_questions_language_are_passed_over(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.plugin_api import text_language
+
+    asked = text_language(RECORDED["question"])
+    assert asked == "zh"
+    refs, _, answer = _search(tmp_path, deeper_files=passages.DEEPER_FILES)
+    added = refs[20:]
+    # the host ranks no deeper file in the question's script: none is passed on to be located for nothing
+    assert added and all(text_language(r.content or "") != asked for r in added)
+    assert added[0].file_path == answer  # the Japanese DOCX, first of the deeper list's new files
+    monkeypatch.setattr(passages, "OTHER_LANGUAGE_ONLY", False)
+    every = _search(tmp_path / "again", deeper_files=passages.DEEPER_FILES)[0][20:]
+    assert any(text_language(r.content or "") == asked for r in every)  # Chinese files come too when switched off
+
+
+def test_with_deeper_files_passes_over_the_querys_language() -> None:
+    deep = [msgspec.structs.replace(_ref(f, k), content=t) for k, (f, t) in enumerate(
+        [("a", "中文段落"), ("b", "English words"), ("c", "另一个中文段落"), ("d", "日本語のテキストです"),
+         ("e", "more English")], start=1)]
+    out = passages.with_deeper_files(deep[:1], deep, 1, 3, "这个问题问什么")
+    assert [r.file_path for r in out] == ["a", "b", "d", "e"]
+    assert [r.file_path for r in passages.with_deeper_files(deep[:1], deep, 1, 3)] == ["a", "b", "c", "d"]

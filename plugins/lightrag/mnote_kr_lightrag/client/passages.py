@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from mnote_kr.plugin_api import ProviderReference
+from mnote_kr.plugin_api import ProviderReference, text_language
 
 #: How much deeper than the wanted chunks the plugin retrieves (capped by ``MAX_DEPTH``).
 DEPTH_FACTOR = 3
@@ -55,11 +55,25 @@ DEEPER_FILES = 5
 #: ``--variant old:providers.lightrag.deeper_files=0``; docs/embeddings.md), at LightRAG's cost of 60 chunks a
 #: search; r22 measured the same in LightRAG's order (+3 of 306, -1 of 123). ``deeper_files = 5`` switches it on.
 DEFAULT_DEEPER_FILES = 0
+#: Only files of the deeper list whose chunk there is in another language than the question's are passed on
+#: (``plugin_api.text_language``): the host ranks no deeper file in the question's own script
+#: (``mnote_kr.citations.rank.deeper``), so locating them was work for nothing. Replayed on the tuning sets
+#: (``benchmarks/deeper_slot.py``, five deeper files): the same answering files in the first five, 2.1 files
+#: passed on per search instead of 4.2. False: the first files the slots lack, whatever their language.
+OTHER_LANGUAGE_ONLY = True
 
 
-def deeper(wanted: int) -> int:
-    """How many chunks to ask LightRAG for when ``wanted`` are kept."""
-    return max(wanted, min(MAX_DEPTH, wanted * DEPTH_FACTOR))
+#: How much deeper than the wanted chunks a search passing on deeper files (and not ranking passages) retrieves:
+#: replayed on the tuning sets (``benchmarks/deeper_slot.py``, five files, ``mnote_kr.citations.rank.deeperslot``),
+#: chunks 21-40 gave the same answering files in the first five as 21-60 and one more (228 against 227 of 258),
+#: with 1.0 file passed on per search instead of 2.1, and LightRAG returns 40 chunks instead of 60.
+DEEPER_FILES_FACTOR = 2
+
+
+def deeper(wanted: int, factor: int = DEPTH_FACTOR) -> int:
+    """How many chunks to ask LightRAG for when ``wanted`` are kept (``factor`` times as many, at most
+    ``MAX_DEPTH``)."""
+    return max(wanted, min(MAX_DEPTH, wanted * factor))
 
 
 def chunk_scores(similarity: Sequence[float], position_weight: float = POSITION_WEIGHT) -> list[float]:
@@ -91,16 +105,20 @@ def fill_slots(references: Sequence[ProviderReference], scores: Sequence[float],
 
 
 def with_deeper_files(head: Sequence[ProviderReference], deeper_list: Sequence[ProviderReference],
-                      wanted: int, files: int) -> list[ProviderReference]:
+                      wanted: int, files: int, query: str | None = None) -> list[ProviderReference]:
     """``head`` (the search's first ``wanted`` slots), then the first ``files`` files of
     ``deeper_list[wanted:]`` (LightRAG's deeper list, its order) that ``head`` lacks, one
     reference each (the file's first there), marked ``deeper`` for the host to admit by meaning. Ranks are
-    renumbered 1..n."""
+    renumbered 1..n. With the ``query`` (and ``OTHER_LANGUAGE_ONLY``), a reference whose text is in the query's
+    language is passed over."""
     out = list(head)
     have = {r.file_path for r in out}
+    asked = text_language(query) if query and OTHER_LANGUAGE_ONLY else None
     for ref in deeper_list[wanted:]:
         if files <= 0:
             break
+        if asked is not None and text_language(ref.content or "") == asked:
+            continue
         if ref.file_path not in have:
             have.add(ref.file_path)
             out.append(msgspec.structs.replace(ref, deeper=True))

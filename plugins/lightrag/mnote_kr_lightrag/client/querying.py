@@ -428,8 +428,9 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
     rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
     deeper_files = settings.deeper_files if payload["mode"] != "bypass" else 0
-    if rank_passages or deeper_files:
-        payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
+    if rank_passages or deeper_files:  # passages are ranked over the deeper list; deeper files come from 2x
+        payload = {**payload, "chunk_top_k": passages.deeper(wanted) if rank_passages
+                   else passages.deeper(wanted, passages.DEEPER_FILES_FACTOR)}
     graph_note = None
     ws = naming.workspace_tag(ctx.workspace_root)
     known = crossquery.Languages(ctx.state_dir, ws) if crossquery.switched_on(settings.translate) else None
@@ -452,7 +453,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     if known is not None:  # a search that sent no translation only learns files, never closes the gate
         known.learn([*references, *theirs], crossquery.other_language(request.query) if translation else None)
     deeper_list = references
-    own = passages.with_deeper_files(references[:wanted], deeper_list, wanted, deeper_files)
+    own = passages.with_deeper_files(references[:wanted], deeper_list, wanted, deeper_files, request.query)
     extra = crossquery.added(references, theirs, wanted) if theirs else []
     if rank_passages or deeper_files:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
@@ -466,7 +467,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     if meant is not None:  # files in another script than the question's, found by its meaning
         references = meaningquery.added_files(references, meant(), request.query)
     if deeper_files:  # the deeper list's first files the slots lack, after them: the host ranks them
-        references = passages.with_deeper_files(references, deeper_list, wanted, deeper_files)
+        references = passages.with_deeper_files(references, deeper_list, wanted, deeper_files, request.query)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":
