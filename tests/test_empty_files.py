@@ -16,6 +16,7 @@ from mnote_kr_testkit.fakes import FakeProvider
 
 from mnote_kr import hookimpl
 from mnote_kr.context import ProviderContext
+from mnote_kr.core.pending import REASON_EMPTIED
 from mnote_kr.core.skipped import EMPTY_REASON
 from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
 from tests.surfaces import KB, cli_kb
@@ -113,3 +114,57 @@ def test_a_broken_file_keeps_its_one_error_line_and_exit_1(kb: KB) -> None:
         [error] = [line for line in err.splitlines() if line.startswith("Error:")]
         assert error.startswith(f"Error: 1 of {tried} file(s) failed to index: kb/broken.docx: "
                                 "File is not a zip file"), err
+
+
+def test_an_indexed_file_emptied_on_disk_is_no_longer_cited_and_fails_no_sync(kb: KB) -> None:
+    """review30 finding 3: an indexed note truncated to 0 bytes (an editor that empties a file before writing it,
+    under 'watch') made 'sync' send it, fail it and exit 1. Its indexed text is no longer in the file: the record
+    goes stale with that reason and its document is deleted from the index (DESIGN: stale, not silent), and once
+    the file has content again the next sync indexes it as any file back on disk."""
+    kb.run("roots", "add", "kb")
+    kb.run("sync")
+    doc = kb.host.registry().entries["kb/a.md"].light_rag_doc_id
+    assert doc and json.loads(kb.run("search", "amber lamp", "--json")[0])["results"]
+    sent = len(kb.provider.ingested)
+    (kb.ws / "kb" / "a.md").write_bytes(b"")
+    for _ in range(2):  # and the sync after it
+        out, err = kb.run("sync")
+        assert "Error" not in err and "failed" not in out, (out, err)
+    assert f"{'emptied on disk:':<24}kb/a.md" in out.splitlines() or "kb/a.md" in kb.run("status")[0]
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert entry.stale and entry.stale_reason == REASON_EMPTIED and doc in kb.provider.deleted
+    assert len(kb.provider.ingested) == sent  # never sent
+    found = json.loads(kb.run("search", "amber lamp", "--json")[0])
+    assert not [c for c in found["results"] if c["sourceRootRelativePath"] == "kb/a.md"], found["results"]
+    (kb.ws / "kb" / "a.md").write_text("# A\n\nThe amber lamp glows again.\n", encoding="utf-8")
+    out, err = kb.run("sync")
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert entry.status == "processed" and not entry.stale and "Error" not in err, (out, err)
+
+
+def test_sync_says_which_indexed_files_were_emptied(kb: KB) -> None:
+    kb.run("roots", "add", "kb")
+    kb.run("sync")
+    (kb.ws / "kb" / "a.md").write_bytes(b"")
+    summary = json.loads(kb.run("sync", "--json")[0])["reconcile"]
+    assert summary["emptied"] == {"count": 1, "paths": ["kb/a.md"]} and summary["changed"]["count"] == 0, summary
+    (kb.ws / "kb" / "b.md").write_bytes(b"")
+    out, _ = kb.run("sync")
+    assert f"{'emptied on disk:':<24}kb/b.md" in out.splitlines(), out
+    assert "1 indexed file(s) emptied on disk (0 bytes): no longer cited" in out, out
+
+
+def test_an_ingest_passes_an_emptied_indexed_file_over_and_stops_citing_it(kb: KB) -> None:
+    """The same file through 'ingest' (its folder, or named): passed over with its reason, exit 0, not sent."""
+    kb.run("ingest", "kb")
+    doc = kb.host.registry().entries["kb/a.md"].light_rag_doc_id
+    sent = len(kb.provider.ingested)
+    (kb.ws / "kb" / "a.md").write_bytes(b"")
+    for args in (["kb"], ["kb/a.md"], ["kb"]):
+        out, err = kb.run("ingest", *args)
+        line = next(line for line in out.splitlines() if "kb/a.md" in line)
+        assert line.startswith(f"{'skipped':<18} kb/a.md (") and "0 bytes" in line, line
+        assert "Error" not in err, err
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert entry.stale and entry.stale_reason == REASON_EMPTIED and doc in kb.provider.deleted
+    assert len(kb.provider.ingested) == sent

@@ -15,8 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mnote_kr.app.host_places import HostPlaces, placing_runs
-from mnote_kr.app.moves import gone_twins, take_over
+from mnote_kr.app.host_passover import (
+    DROPPED,
+    HostPassOver,
+    emptied_item,
+    never_indexed,
+    still_refused,
+    without_dropped,
+)
+from mnote_kr.app.host_places import placing_runs
 from mnote_kr.app.patience import Patience, moves
 from mnote_kr.app.syncwait import lost_error
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text, steps_note
@@ -32,7 +39,7 @@ from mnote_kr.core.registry import (
 from mnote_kr.core.registry_format import tag_status
 from mnote_kr.core.skipped import empty_files, record_skipped
 from mnote_kr.core.workspace import Workspace, excluded_in_root
-from mnote_kr.errors import MnoteKrError, ProviderError
+from mnote_kr.errors import ProviderError
 from mnote_kr.models import (
     EntryUpdate,
     IndexedRoot,
@@ -48,25 +55,14 @@ if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
     from mnote_kr.plugins import Plugins
 
-#: What a passed-over file's reason adds when ingest drops its earlier record (failed, or queued).
-_DROPPED = "; its {} record is dropped"
-
-
-def _without_dropped(reason: str) -> str:
-    """The provider's reason for passing a file over, without what ingest did to its earlier record."""
-    return reason.removesuffix(_DROPPED.format("queued")).removesuffix(_DROPPED.format("failed"))
-
-
-#: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
-DEFAULT_MAX_INDEX_CHARS = 8_000_000
 #: A round of ``ingest --wait``'s following of the provider, at most (``waitprogress.HEARTBEAT_S``: a line a round).
 WAIT_ROUND_S = 4.0
 
 
-class HostIngest(HostPlaces):
+class HostIngest(HostPassOver):
     """Ingest and the registry writes of provider reports (a part of ``Host``, which defines the
     attributes and methods declared here for the type checker); the places a search ranks by
-    meaning are prepared and embedded by its base ``HostPlaces``."""
+    meaning are prepared and embedded by ``HostPlaces``; what it passes over is ``HostPassOver``'s."""
 
     #: The clock a wait for the provider runs on (``app.patience``; a test drives it round by round).
     wait_clock: Callable[[], float] = staticmethod(time.monotonic)
@@ -133,24 +129,27 @@ class HostIngest(HostPlaces):
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
             existing = reg.entries.get(rel)
-            if rel in expansion.named and (existing is None or _never_indexed(existing)):
+            if rel in expansion.named and (existing is None or never_indexed(existing)):
                 # named: sent, to fail with the provider's reason; an empty one is passed over (a stat)
                 unindexable.update(empty_files(self.root, [rel]))
-            if rel in unindexable and (existing is None or _never_indexed(existing)):
+            if rel in unindexable and (existing is None or never_indexed(existing)):
                 reason = unindexable[rel]
                 if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
-                    reason += _DROPPED.format('queued' if existing.status == 'pending' else 'failed')
+                    reason += DROPPED.format('queued' if existing.status == 'pending' else 'failed')
                 report.items.append(IngestItem(source_path=rel, status="skipped", reason=reason))
                 continue
             try:
                 st = expansion.stats.get(rel) or os.stat(abs_path)
+                if st.st_size == 0 and existing is not None:  # emptied since indexed: nothing of it to send
+                    report.items.append(emptied_item(existing))
+                    continue
                 if (
                     existing is not None
                     and not force
                     and existing.size == st.st_size
                     and existing.mtime_ns == st.st_mtime_ns
                     and existing.source_hash
-                    and (self._is_registered(existing) or _still_refused(existing))
+                    and (self._is_registered(existing) or still_refused(existing))
                 ):
                     report.items.append(self._already(existing))
                     continue
@@ -160,7 +159,7 @@ class HostIngest(HostPlaces):
                 continue
             unchanged = existing is not None and existing.source_hash == source.sha256
             if unchanged and not force and existing is not None and (self._is_registered(existing)
-                                                                     or _still_refused(existing)):
+                                                                     or still_refused(existing)):
                 report.items.append(self._already(existing))
                 touched[rel] = (source.size, source.mtime_ns)
                 continue
@@ -200,7 +199,7 @@ class HostIngest(HostPlaces):
 
     @staticmethod
     def _already(entry: SourceEntry) -> IngestItem:
-        if _still_refused(entry):  # unchanged since it was refused: the same limit still holds
+        if still_refused(entry):  # unchanged since it was refused: the same limit still holds
             return IngestItem(source_path=entry.source_root_relative_path, status="refused", reason=entry.last_error)
         return IngestItem(
             source_path=entry.source_root_relative_path,
@@ -225,9 +224,10 @@ class HostIngest(HostPlaces):
         self._record_touched(touched)
         if not force:  # (--force prepares every file it sends again anyway)
             self.recount_words()  # the library's word counts of an older format: made again, nothing sent
-        passed = {item.source_path: _without_dropped(item.reason or "") for item in report.items
+        passed = {item.source_path: without_dropped(item.reason or "") for item in report.items
                   if item.status == "skipped"}
         self._drop_never_indexed(list(passed))
+        self._stale_emptied(passed)
         # named by status and searches until taken (core/skipped.py); the others looked at leave the list
         record_skipped(self, passed, [*(item.source_path for item in report.items), *(s.rel_path for s in sources)])
         sources = self._take_over_moves(sources, report) if not force else sources
@@ -404,76 +404,6 @@ class HostIngest(HostPlaces):
                 self.progress(_count_line("sent", at + len(part) - queued, len(sources), started, queued=queued))
         return sources, error
 
-    def _take_over_moves(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
-        """The sources still to send: a new file whose bytes are those of a cited entry whose file is
-        gone (a plain 'mv' before this ingest) takes over that entry's document (``moves``) and is
-        reported ``moved``, never sent (LightRAG would call it a duplicate of a document that is about
-        to be deleted)."""
-        reg = self.registry()
-        fresh = {s.rel_path: (s.sha256, (s.size, s.mtime_ns)) for s in sources
-                 if (e := reg.entries.get(s.rel_path)) is None or not e.light_rag_doc_id}
-        seen = [*(s.rel_path for s in sources), *(i.source_path for i in report.items)]
-        pairs = gone_twins(self.workspace, reg, fresh, seen)
-        del reg
-        taken = dict((new, old) for old, new in take_over(self.store, self.workspace, pairs))
-        if not taken:
-            return sources
-        for rel, old in taken.items():
-            report.items.append(IngestItem(source_path=rel, status="moved",
-                                           reason=f"renamed from {old}: cited under its new path, its document kept"))
-        return [s for s in sources if s.rel_path not in taken]
-
-    def _refuse_over_budget(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
-        """The sources within their readers' budgets (``check_budget``); the others are recorded
-        ``refused`` with the limit named and reported, and never reach the provider. A refused
-        file's earlier version keeps its provider names, so 'sync' deletes its document there."""
-        refused: dict[str, str] = {}
-        max_chars = int(self.config.get("max_index_chars", DEFAULT_MAX_INDEX_CHARS))
-        for src in sources:
-            try:
-                reason = self.plugins.check_budget(src.path, max_chars)
-            except MnoteKrError as exc:  # the check itself failed: the provider decides, as before
-                self.progress(f"budget check of {src.rel_path} failed: {exc.message}")
-                continue
-            if reason:
-                refused[src.rel_path] = f"{reason}; not sent to the index"
-        if not refused:
-            return sources
-        with self.store.transaction() as reg:
-            for src in sources:
-                if src.rel_path not in refused:
-                    continue
-                old = reg.entries.get(src.rel_path)
-                reg.put(SourceEntry(
-                    source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
-                    source_hash=src.sha256, size=src.size, mtime_ns=src.mtime_ns, status="refused",
-                    last_error=refused[src.rel_path], updated_at_ms=now_ms(),
-                    light_rag_doc_id=old.light_rag_doc_id if old else None,
-                    light_rag_file_path=old.light_rag_file_path if old else None,
-                    kind=old.kind if old else "document",
-                ))
-        report.items.extend(IngestItem(source_path=rel, status="refused", reason=why) for rel, why in refused.items())
-        return [src for src in sources if src.rel_path not in refused]
-
-    def unindexable(self, rel_paths: list[str]) -> dict[str, str]:
-        """Which of these files the provider says it cannot index, with its reason (by name only)."""
-        if not rel_paths:
-            return {}
-        return self.plugins.unindexable(self.context(), rel_paths)
-
-    def _drop_never_indexed(self, rel_paths: list[str]) -> None:
-        """Drop the records of passed-over files that never reached the index (failed, queued)."""
-        if not rel_paths:
-            return
-        reg = self.registry()
-        if not any(r in reg.entries for r in rel_paths):
-            return
-        with self.store.transaction() as reg_w:
-            for rel in rel_paths:
-                entry = reg_w.entries.get(rel)
-                if entry is not None and _never_indexed(entry):
-                    del reg_w.entries[rel]
-
     def _wait_for(self, rel_paths: list[str], wait_s: float, *, idle: bool = True) -> list[str]:
         """Follow these files until the provider indexed or failed each, until ``wait_s`` seconds pass
         without progress (``idle``; else ``wait_s`` in all: ``app.patience``); the ones still being indexed
@@ -552,16 +482,6 @@ def _followed(entry: SourceEntry) -> IngestItem:
     reason = entry.last_error if said else "sent by an earlier ingest, unchanged since"
     return IngestItem(source_path=entry.source_root_relative_path, status=entry.status,
                       reason=reason or "indexing failed", light_rag_doc_id=entry.light_rag_doc_id)
-
-
-def _still_refused(entry: SourceEntry) -> bool:
-    """Refused (over a reader's budget) and not marked stale since."""
-    return entry.status == "refused" and not entry.stale
-
-
-def _never_indexed(entry: SourceEntry) -> bool:
-    """A record of a file that never reached the provider's index: failed or queued, no document."""
-    return not entry.light_rag_doc_id and entry.status in ("failed", "pending")
 
 
 #: A rate is shown from this many files on: a few files' rate is one file's time (a scan recognised for

@@ -111,7 +111,7 @@ class HostPlaces:
         the indexed files never embedded that no record names are found first (``wordsonly.audit``)."""
         from mnote_kr.citations.rank import wordsonly
 
-        wordsonly.audit(self, self.plugins.prepare_locate)
+        wordsonly.audit(self, self.plugins.prepare_locate, self.progress)
         return self._embed_places(after_wait_s=None, scope=None, again=again)
 
     def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,

@@ -23,6 +23,11 @@ from mnote_kr.models import IndexedRoot
 
 #: The stale reason of a file whose content changed on disk and that nothing re-indexed yet.
 REASON_CHANGED = "content changed on disk"
+#: The stale reason of an indexed file emptied on disk (0 bytes): its indexed text is no longer in it (review30
+#: finding 3: sync sent it, the provider failed it, and sync exited 1). Taken again, once it has content, as a file
+#: back on disk is.
+REASON_EMPTIED = ("emptied on disk (0 bytes): its indexed text is no longer in the file; 'mnote-kr ingest', or a sync "
+                  "of a root that follows changes, indexes it again once it has content")
 #: The stale reason of a file gone from its path (sync and watch); ``open`` and the viewer say it too.
 REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
 #: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not

@@ -6,6 +6,7 @@ One pass finds, for the indexed roots (or a subset of paths the watcher saw chan
 - **moved**: a missing entry plus a file without a live entry that has the same
   sha256 somewhere inside the roots (re-indexed under its new path);
 - **changed**: a live entry whose file's size or mtime differs *and* whose hash differs;
+- **emptied**: a live entry whose file is 0 bytes now (its indexed text is gone: stale, not re-indexed);
 - **new**: a file in a root that no live entry covers (ingested when the root has
   ``runOnChange``, else listed in ``.mnote/index/pending-new.json``).
 
@@ -35,6 +36,7 @@ from mnote_kr.core.pending import (
     PROVISIONAL_CHANGED,
     PROVISIONAL_REASONS,
     REASON_CHANGED,
+    REASON_EMPTIED,
     REASON_MISSING,
     USER_DELETED,
     PendingNew,
@@ -97,6 +99,8 @@ class Plan:
     missing: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
     changed: list[str] = field(default_factory=list)
+    #: Emptied on disk (0 bytes): nothing to re-index, its indexed text no longer in the file (review30 finding 3).
+    emptied: list[str] = field(default_factory=list)
     new: list[str] = field(default_factory=list)
     touched: dict[str, Stat] = field(default_factory=dict)  # same bytes, new size/mtime
     restored: list[str] = field(default_factory=list)  # provisional stale, file unchanged
@@ -108,8 +112,8 @@ class Plan:
 
     @property
     def empty(self) -> bool:
-        return not (self.missing or self.moved or self.changed or self.new or self.touched or self.restored
-                    or self.unindexed or self.excluded)
+        return not (self.missing or self.moved or self.changed or self.emptied or self.new or self.touched
+                    or self.restored or self.unindexed or self.excluded)
 
 
 def plan_changes(
@@ -137,6 +141,9 @@ def plan_changes(
         if st == (entry.size, entry.mtime_ns) and entry.source_hash:
             if is_provisional(entry):
                 plan.restored.append(rel)
+            continue
+        if st[0] == 0:  # nothing to hash, nor to send (a provider fails a 0-byte file)
+            plan.emptied.append(rel)
             continue
         digest = hasher(rel)
         plan.hashed += 1
@@ -326,6 +333,8 @@ def apply_plan(
     left_behind: list[str] = []  # changed in a root added with --no-follow: nothing re-indexes them
     for rel in plan.missing:
         reasons[rel] = REASON_MISSING
+    for rel in plan.emptied:  # not cited, its document deleted; back on disk once it has content ('unindexed')
+        reasons[rel] = REASON_EMPTIED
     # A move keeps its document (the same bytes, cited under the new path at once, nothing re-indexed);
     # one that cannot (an image, a document not indexed yet) is re-indexed: old deleted, new sent.
     moves = [(o, n, st) for o, n in plan.moved if (st := stat_rel(host.root, n)) is not None]
@@ -533,6 +542,7 @@ def summarize(plan: Plan, applied: Mapping[str, Any]) -> dict[str, Any]:
         "moved": {"count": len(plan.moved), "paths": [{"from": o, "to": n} for o, n in plan.moved]},
         "changed": {"count": len(plan.changed), "paths": list(plan.changed),
                     "notReindexed": list(applied.get("changedLeftBehind", []))},
+        "emptied": {"count": len(plan.emptied), "paths": list(plan.emptied)},
         "new": {"count": len(plan.new), "paths": list(plan.new),
                 "notIngested": list(applied.get("pendingNew", []))},
         "restored": {"count": len(plan.restored), "paths": list(plan.restored)},

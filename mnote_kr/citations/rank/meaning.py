@@ -174,6 +174,8 @@ def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int, int], 
 #: The places keys queued while a caller collects them (``HostPlaces._prepare_locate`` of an ingest that embeds
 #: nothing: its files are remembered as placed by words only, ``wordsonly.unembedded``).
 collected: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("mnote_kr_queued_keys", default=None)
+#: True: the places a caller collects the keys of are not queued (``wordsonly.audit`` reads keys, embeds nothing).
+keys_only: contextvars.ContextVar[bool] = contextvars.ContextVar("mnote_kr_keys_only", default=False)
 
 
 def queue(texts: Sequence[str]) -> None:
@@ -186,6 +188,8 @@ def queue(texts: Sequence[str]) -> None:
         return
     if (keys := collected.get()) is not None:
         keys.append(places_key(texts))
+        if keys_only.get():
+            return
     with _queue_lock:
         _queue.append(list(texts))
 

@@ -19,7 +19,9 @@ cached model, nothing sent to LightRAG) and embed its places; ``status`` counts 
   user's folder; each file with the key asked for and the content hash it had in the registry. Written
   whole (a temp file renamed) under its own lock: a crash leaves the old record or the new one; an
   unreadable record is empty (it is derived: the next search records its files again).
-* **Bound:** the newest :data:`MAX_FILES` files; the rest are recorded again when a search meets them.
+* **Bound:** the newest :data:`MAX_FILES` files searches met; the rest are recorded again when a search meets
+  them. The files an ingest sent or left unembedded (``not_yet``) are all kept: each is a file of the library
+  (one entry a path), and nothing but the record would name them again (review30 finding 2).
 * **Settled:** a file ``sync`` prepared whose places hold nothing to embed (a PDF whose blocks are all
   too short) still has no vectors; it is kept aside with its key, so searches do not record it again
   (until its places change).
@@ -163,8 +165,18 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
             return
         files = [f for f in current.files if f.source_path != rel]
         files.append(WordsOnlyFile(source_path=rel, key=key, source_hash=source_hash, seen_at_ms=now_ms()))
-        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
+        write_private(path, _encoder.encode(WordsOnly(files=_bounded(files), settled=current.settled,
                                                       audited=current.audited)))
+
+
+def _bounded(files: list[WordsOnlyFile]) -> list[WordsOnlyFile]:
+    """``files`` within the bound: every file an ingest left (``not_yet``), and the newest :data:`MAX_FILES` of
+    those searches met, in their order."""
+    met = [f for f in files if not f.not_yet]
+    if len(met) <= MAX_FILES:
+        return files
+    dropped = {id(f) for f in met[:len(met) - MAX_FILES]}
+    return [f for f in files if id(f) not in dropped]
 
 
 def sending(host: HasWorkspace, rels: Iterable[str]) -> None:
@@ -181,8 +193,10 @@ def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]], sent: Iterable
     """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``, or a wait
     its provider's engine stopped: nc28c, "placed by words and meaning" with no vector stored): each
     with the first places key it queued that has no vectors (``keys``: path -> keys), in one write; they
-    are placed by words only until ``sync`` embeds them. The files of ``sent`` :func:`sending` recorded that need
-    no more (their places embedded, or none queued) leave the record. Nothing without the model."""
+    are placed by words only until ``sync`` embeds them. The files of ``sent`` that need no more (their places
+    embedded, or none queued) leave the record: the placeholder :func:`sending` wrote, or what a search recorded of
+    them meanwhile (review30 finding 12: the next ``sync`` prepared them again for nothing). Nothing without the
+    model."""
     if not meaning.model_installed():
         return
     todo = {rel: key for rel, ks in keys.items() if (key := next((k for k in ks if not meaning.has_vectors(k)), None))}
@@ -191,9 +205,10 @@ def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]], sent: Iterable
         _write_not_yet(host, todo, done)
 
 
-def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str]) -> None:
-    """Record the files of ``todo`` (path -> places key) as not placed by meaning yet, and drop those of ``done``
-    still recorded so by :func:`sending` (key ""), in one write under the record's lock; best effort."""
+def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str], audited: int | None = None) -> bool:
+    """Record the files of ``todo`` (path -> places key) as not placed by meaning yet, and drop every record of
+    those of ``done`` (``audited``: the record's :func:`audit` version too), in one write under the record's lock;
+    best effort: False when it could not be written."""
     from mnote_kr.core.atomic import write_private
     from mnote_kr.core.registry import now_ms
 
@@ -202,68 +217,61 @@ def _write_not_yet(host: HasWorkspace, todo: Mapping[str, str], done: set[str]) 
     try:
         with exclusive(str(path) + ".lock", timeout=5):
             current = load(host)
-            files = [f for f in current.files if f.source_path not in todo
-                     and not (f.source_path in done and f.not_yet and not f.key)]
-            if not todo and files == current.files:
-                return
+            files = [f for f in current.files if f.source_path not in todo and f.source_path not in done]
+            if not todo and files == current.files and audited in (None, current.audited):
+                return True
             files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(), not_yet=True,
                                     source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
                       for rel, key in todo.items()]
-            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled,
-                                                          audited=current.audited)))
+            write_private(path, _encoder.encode(WordsOnly(files=_bounded(files), settled=current.settled,
+                                                          audited=current.audited if audited is None else audited)))
     except (OSError, MnoteKrError):  # best effort: a search records them when it meets them
-        pass
+        return False
+    return True
 
 
 #: The version of :func:`audit`: a workspace whose record says less is checked once more.
 AUDIT_VERSION = 1
 
 
-def audit(host: HasWorkspace, prepare: Callable[[str], object]) -> int:
+def audit(host: HasWorkspace, prepare: Callable[[str], object], progress: Callable[[str], None] | None = None) -> int:
     """Once per workspace (the record's ``audited``): record as not placed by meaning yet the indexed files whose
     places have no vectors that no record names, so the catch-up that calls it embeds them: an ingest from before
     :func:`sending` whose wait a stop or a kill cut left them so (nc28c's home counted 19 files "placed by words and
     meaning" with 0 vectors stored, and only ``ingest --force`` repaired it). Each is prepared again (``prepare``:
-    the locator's cached model) for its places keys; nothing is sent, queued or embedded here. How many."""
-    from mnote_kr.core.atomic import write_private
-
+    the locator's cached model; after a reader's version changed, read again) for its places keys, with one line to
+    ``progress`` first; nothing is sent, queued or embedded here. Marked done in the same write as what it found:
+    a write that fails (a lock held too long) leaves it to the next catch-up. How many."""
     if not meaning.model_installed() or load(host).audited >= AUDIT_VERSION:
         return 0
     current = load(host)
     named = {f.source_path for f in (*current.files, *current.settled)}
+    files = [(rel, path) for rel, entry in host.registry().entries.items()
+             if entry.status == "processed" and not entry.stale and rel not in named
+             and (path := host.workspace.rel_to_abs(rel)).is_file()]
+    if files and progress is not None:
+        progress(f"checking {len(files)} indexed file(s) for places never embedded (once per workspace: each is "
+                 "prepared for locating again; nothing is sent to LightRAG)")
     todo: dict[str, str] = {}
-    for rel, entry in host.registry().entries.items():
-        path = host.workspace.rel_to_abs(rel)
-        if entry.status != "processed" or entry.stale or rel in named or not path.is_file():
-            continue
+    for rel, path in files:
         if key := next((k for k in _keys_of(prepare, str(path)) if not meaning.has_vectors(k)), None):
             todo[rel] = key
-    _write_not_yet(host, todo, set())
-    path = record_path(host, create=True)
-    try:
-        with exclusive(str(path) + ".lock", timeout=5):
-            now = load(host)
-            write_private(path, _encoder.encode(msgspec.structs.replace(now, audited=AUDIT_VERSION)))
-    except (OSError, MnoteKrError):
-        pass
+    _write_not_yet(host, todo, set(), audited=AUDIT_VERSION)
     return len(todo)
 
 
 def _keys_of(prepare: Callable[[str], object], path: str) -> list[str]:
-    """The places keys preparing ``path`` queues, its places left out of the embedding queue (``meaning._queue``,
-    this package's: the audit reads keys, the catch-up after it embeds the files that need it)."""
+    """The places keys preparing ``path`` queues, its places kept out of the embedding queue (``meaning.keys_only``:
+    the audit reads keys, the catch-up after it embeds the files that need it; what other threads queue stays)."""
     keys: list[str] = []
-    token = meaning.collected.set(keys)
-    with meaning._queue_lock:
-        before = len(meaning._queue)
+    token, only = meaning.collected.set(keys), meaning.keys_only.set(True)
     try:
         prepare(path)
     except MnoteKrError:
         return []  # unreadable for the locator now: nothing to embed
     finally:
+        meaning.keys_only.reset(only)
         meaning.collected.reset(token)
-        with meaning._queue_lock:
-            del meaning._queue[before:]
     return keys
 
 

@@ -159,7 +159,8 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
     lines: list[str] = []
     rec = result.get("reconcile")
     if isinstance(rec, dict):
-        labels = (("changed", "changed on disk"), ("moved", "moved"), ("missing", "missing from disk"),
+        labels = (("changed", "changed on disk"), ("emptied", "emptied on disk"), ("moved", "moved"),
+                  ("missing", "missing from disk"),
                   ("new", "new in an indexed root"), ("restored", "back on disk"))
         for key, label in labels:
             part = rec.get(key) or {}
@@ -168,6 +169,9 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
                 lines.append(f"{label + ':':<24}{shown}")
             if part.get("count", 0) > 20:
                 lines.append(f"{'':<24}... and {part['count'] - 20} more ('--json' lists all)")
+        if (rec.get("emptied") or {}).get("count"):
+            lines.append(f"{rec['emptied']['count']} indexed file(s) emptied on disk (0 bytes): no longer cited, their "
+                         "documents deleted from the index; indexed again once they have content")
         # Left out by its root's rules after it was ingested: no longer cited, its index deleted.
         excluded = rec.get("excluded") or {}
         for path in excluded.get("paths", [])[:20]:

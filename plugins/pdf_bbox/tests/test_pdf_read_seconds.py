@@ -10,6 +10,7 @@ on, so no test sleeps.
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -141,3 +142,43 @@ def test_the_stopwatch_counts_this_threads_cpu_not_time_spent_waiting(monkeypatc
     assert by_wall.over(0.15)  # a wall-clock stopwatch counts the same wait
     _burn(0.2)
     assert watch.over(0.15) and watch.unit == f"{budget.MAX_SECONDS:g} s of CPU"
+
+
+def test_a_reading_stalled_past_the_wall_backstop_stops_and_lets_the_viewer_have_pdfium(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """review30 finding 5: a reading blocked in I/O (a stalled network mount, a cloud placeholder, a machine swapping)
+    spends no CPU, so the CPU limit never stopped it, and it held PDFium's lock all the while: every other locate and
+    every viewer page of 'serve' waited behind it. A generous wall-clock backstop (``WALL_TIMES`` the CPU limit)
+    stops it at the page it passed it. Here each page's read really waits (on an event nobody sets, as on a mount
+    that answers late) and a viewer thread waits for PDFium; the test waits on the viewer getting it."""
+    from mnote_kr_pdf_bbox.pdfium import PDFIUM_LOCK
+
+    f = _pages_pdf(tmp_path / "stalled.pdf", 20)
+    monkeypatch.setattr(budget, "MAX_SECONDS", 2.0)  # CPU seconds: not reached by a reading that waits
+    monkeypatch.setattr(budget, "WALL_TIMES", 0.1)  # the wall backstop: 0.2 s here (100 s by default)
+    stalled, viewer_has_pdfium = threading.Event(), threading.Event()
+    pages_then: list[int] = []
+
+    def viewer() -> None:
+        with PDFIUM_LOCK:
+            pages_then.append(len(read))
+            viewer_has_pdfium.set()
+
+    beside = threading.Thread(target=viewer, daemon=True)
+
+    def stalled_read() -> None:
+        if not beside.is_alive() and not pages_then:
+            beside.start()  # a viewer page asks for PDFium while the reading holds it
+        stalled.wait(0.08)  # the page's bytes come late: wall time passes, no CPU is spent
+
+    read = _counting(monkeypatch, stalled_read)
+    with pytest.raises(DocumentError) as exc:
+        pdftext.read_document(f)
+    assert viewer_has_pdfium.wait(timeout=30)
+    assert 3 <= len(read) < 20 and pages_then == [len(read)], (read, pages_then)  # stopped; the viewer came after
+    message = exc.value.message
+    assert "0.2 s of wall time" in message and f"at page {len(read)}" in message, message
+    # a reading that waits less than the backstop reads every page
+    monkeypatch.setattr(budget, "WALL_TIMES", 100.0)
+    read[:] = []
+    assert len(pdftext.read_document(f).pages) == 20 and len(read) == 20
