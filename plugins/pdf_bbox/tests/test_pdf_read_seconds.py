@@ -175,7 +175,7 @@ def test_a_reading_stalled_past_the_wall_backstop_stops_and_lets_the_viewer_have
     with pytest.raises(DocumentError) as exc:
         pdftext.read_document(f)
     assert viewer_has_pdfium.wait(timeout=30)
-    assert 3 <= len(read) < 20 and pages_then == [len(read)], (read, pages_then)  # stopped; the viewer came after
+    assert 1 <= len(read) < 20 and pages_then == [len(read)], (read, pages_then)  # stopped; the viewer came after
     message = exc.value.message
     assert "0.2 s of wall time" in message and f"at page {len(read)}" in message, message
     # a reading that waits less than the backstop reads every page
