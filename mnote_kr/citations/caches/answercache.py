@@ -140,10 +140,11 @@ def get(name: str) -> Locator | None:
 
 
 #: Answers are written by a thread of their own once the search that found them has its result (False: by the
-#: search, as each is found, as before round 30): round 30 measured the writes at 1.1 s of 40 warm searches that
-#: ranking by meaning added (``benchmarks/search_cost.py --profile``: ~20 locates a search, one write each, ~1.3 ms
-#: apiece at load 10; words alone write none). Not while the search runs: a thread writing beside it takes the
-#: interpreter's lock from it at each answer, and on a loaded machine each hand-over waits for the scheduler. A
+#: search, as each is found, as before round 30): round 29's profile measured the writes at 1.1 s of 40 warm
+#: searches that ranking by meaning added (``benchmarks/search_cost.py --profile``: ~20 locates a search, one write
+#: each, ~1.3 ms apiece at load 10; words alone write none). Not while the search runs: a thread writing beside it
+#: takes the interpreter's lock from it at each answer, and on a loaded machine each hand-over waits for the
+#: scheduler. A
 #: process at its end writes those left (``atexit``: :func:`flush`), so a fresh process finds them as before.
 WRITE_BEHIND = True
 #: Answers put and not written yet, by their file (:func:`get` reads them); past this many the writer starts.

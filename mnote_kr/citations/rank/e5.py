@@ -392,7 +392,7 @@ class E5:
 
 
 #: The threads forward passes run in (``side_by_side``), kept for the process: a pool made for each call started
-#: its threads anew, ~10 ms each on a loaded machine (round 30, ``benchmarks/search_cost.py --profile``: 1.5 s of
+#: its threads anew, ~10 ms each on a loaded machine (round 29's ``benchmarks/search_cost.py --profile``: 1.5 s of
 #: 40 warm searches, the quote sentences' ~50 calls). Threads beyond those busy wait idle.
 KEEP_THREADS = True
 #: The most threads kept: calls running at once (a search's sentences beside an ingest's places) each get theirs.

@@ -275,8 +275,8 @@ def keep_written(page: PageText) -> PageText:
     """``page`` (read whole: its text, lines, blocks and table rows no longer change) remembering what
     :func:`written_text` gives for each of its blocks. Each locate asks the words of its passage's blocks and of
     each place behind the chosen one (``locator._runner_up``), most of them asked before by an earlier search
-    (round 30, ``benchmarks/search_cost.py``: 6,628 calls, 3.4 s of 40 warm searches, 2.3 s more than by words
-    alone)."""
+    (round 29's ``benchmarks/search_cost.py --profile``: 6,628 calls, 3.4 s of 40 warm searches, 2.3 s more
+    than by words alone)."""
     page.__dict__.setdefault(_WRITTEN, {})
     return page
 
