@@ -195,3 +195,23 @@ def test_vectors_from_kept_threads_are_those_of_a_pool_per_call(monkeypatch: pyt
     kept = model.embed(texts, max_tokens=128)
     monkeypatch.setattr(e5, "KEEP_THREADS", False)
     assert np.array_equal(kept, model.embed(texts, max_tokens=128))
+
+
+def test_a_long_batch_does_not_hold_back_the_next_ones() -> None:
+    """As in a pool of ``workers`` threads: the third batch starts when the second ends, the first still running
+    (ingest's batches: its places embedded no slower than before)."""
+    from mnote_kr.citations.rank import e5
+
+    third_ran = threading.Event()
+    seen: list[bool] = []
+
+    def run(batch: int) -> np.ndarray:
+        if batch == 0:
+            seen.append(third_ran.wait(10))
+        if batch == 2:
+            third_ran.set()
+        return np.array([batch])
+
+    added: list[int] = []
+    e5.side_by_side([0, 1, 2, 3], run, lambda batch, out: added.append(int(out[0])), 2)
+    assert seen == [True] and added == [0, 1, 2, 3]

