@@ -173,9 +173,23 @@ def new_question(question: str) -> None:
     re.purge()
 
 
+#: ``--warm-sides``: searched once by each side, untimed, before the timed searches (not the tuning sets' questions):
+#: the tables a side reads once per process (the dictionary's headwords and senses for a question across languages,
+#: ~0.9 s under ``--profile``, read by the default's first such search and never by words alone) are then not timed
+#: in one of its 40 searches.
+WARM_UPS = ("How long does the battery last after a full charge?", "这份文件里提到的主要风险有哪些？")
+
+#: ``--shipped``: the side searching as the tree shipped before round 30, its cuts switched off.
+SHIPPED = {"py:mnote_kr.citations.rank.e5.KEEP_THREADS": False,
+           "py:mnote_kr.citations.caches.answercache.WRITE_BEHIND": False,
+           "py:mnote_kr_pdf_bbox.blocks.REMEMBER_WRITTEN": False,
+           "py:mnote_kr.citations.locate.quotemark.BY_FIND": False}
+
+
 def timed_search(host: Any, question: str, top_k: int, profile: cProfile.Profile | None = None) -> tuple[Any, float]:
     """One timed search of ``question`` as a new question (:func:`new_question`, checked): its result and host-side
-    ms (wall time minus LightRAG's ``providerMs``)."""
+    ms (wall time minus LightRAG's ``providerMs``). The answers it put are written before it returns, untimed
+    (``answercache.flush``): a side writing them behind its search must not write them while the next is timed."""
     new_question(question)
     left = {k: n for k, n in query_memos(question).items() if n}
     if left:
@@ -187,6 +201,9 @@ def timed_search(host: Any, question: str, top_k: int, profile: cProfile.Profile
     wall = (time.perf_counter() - t) * 1000
     if profile is not None:
         profile.disable()
+    from mnote_kr.citations.caches import answercache
+
+    answercache.flush()
     return result, wall - float(result.diagnostics.get("providerMs") or 0.0)
 
 
@@ -268,6 +285,12 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="cProfile each side and print its top functions")
     parser.add_argument("--before", action="store_true",
                         help="also search with round 29's change undone (before) for its before/after")
+    parser.add_argument("--shipped", action="store_true",
+                        help="also search as the tree shipped before round 30 (shipped): its cuts switched off "
+                             "(SHIPPED), citations asserted identical to the default's")
+    parser.add_argument("--warm-sides", action="store_true",
+                        help="each side searches WARM_UPS (an English and a Chinese question, untimed) before the "
+                             "timed searches: what a side loads once per process is loaded, as in a warm server")
     parser.add_argument("--words-kept", action="store_true",
                         help="also search by words alone writing their own remembered answers (words-kept)")
     parser.add_argument("--profile-dump", type=Path,
@@ -325,14 +348,24 @@ def main() -> int:
         if args.before:  # a constant set (read by ingest alone), so code_overrides clears the locate memo; _before
             # undoes round 29's sentences (its own sentence store and memo)
             sides["before"] = {"py:mnote_kr.citations.rank.quotesets.SENTENCES_AT_INGEST": False}
+        if args.shipped:  # round 30's cuts off; its own remembered answers, written as a search wrote them
+            sides["shipped"] = dict(SHIPPED)
         code = {name: {k.removeprefix("py:"): v for k, v in o.items()} for name, o in sides.items()}
         from mnote_kr.citations.caches import answercache
 
         answers = answercache.get, answercache.put
         extra = {"before": lambda: _stacked(_before(), _own_answers("before", *answers)),
-                 "words-kept": lambda: _own_answers("words-kept", *answers)}
+                 "words-kept": lambda: _own_answers("words-kept", *answers),
+                 "shipped": lambda: _own_answers("shipped", *answers)}
         names = list(sides)
         host.search("warm-up before the timed searches", top_k=args.top_k)
+        if args.warm_sides:  # each side loads what it loads once per process before its first timed search
+            for name in names:
+                for text in WARM_UPS:
+                    with code_overrides(code[name]), extra.get(name, contextlib.nullcontext)():
+                        new_question(text)
+                        host.search(text, top_k=args.top_k)
+                    answercache.flush()
         ms: dict[str, list[float]] = {n: [] for n in names}
         shapes: dict[str, dict[str, Any]] = {n: {} for n in names}
         profiles = {n: cProfile.Profile() for n in names} if args.profile else {}
@@ -361,10 +394,22 @@ def main() -> int:
                   f"{'identical' if not diff else f'differ for {diff}'} on {len(labels)} questions")
             if diff:
                 return 1
+        if args.shipped:
+            b = _pct(ms["shipped"], 95), statistics.median(ms["shipped"])
+            print(f"  round 30: default / shipped p50 x{statistics.median(ms['default']) / b[1]:.2f}, "
+                  f"p95 x{_pct(ms['default'], 95) / b[0]:.2f} ({_pct(ms['default'], 95) - b[0]:+.0f} ms)")
+            diff = [q for q in shapes["default"] if shapes["default"][q] != shapes["shipped"][q]]
+            print(f"  default and shipped: citations (ids, order, locators, quotes, alternatives) "
+                  f"{'identical' if not diff else f'differ for {diff}'} on {len(labels)} questions")
+            if diff:
+                return 1
         if sets is not None:
             print(sets.report())
         if args.dump:
             args.dump.write_text(json.dumps(shapes, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+            # each side's host ms by question (tuning sets only), beside it: which questions make the p95
+            args.dump.with_suffix(".ms.json").write_text(json.dumps(
+                {n: dict(zip([q["id"] for q in labels], ms[n], strict=True)) for n in names}), encoding="utf-8")
         if args.same_as:
             old = json.loads(args.same_as.read_text(encoding="utf-8"))
             now = json.loads(json.dumps(shapes, ensure_ascii=False, sort_keys=True))

@@ -210,6 +210,7 @@ def test_a_fresh_process_reuses_a_locate_answer_until_the_file_changes(tmp_path:
     note, plugins, calls, request = _counted_note(tmp_path)
     pipeline.clear_memos()
     first = pipeline._locate(plugins, request, os.stat(note), None)
+    assert answercache.flush()  # the answers a process put are written by its end (atexit)
     pipeline.clear_memos()  # what a new process starts with
     again = pipeline._locate(plugins, request, os.stat(note), None)
     assert again == first and calls == [str(note)]
@@ -229,6 +230,7 @@ def test_locate_answers_stay_off_with_the_locate_cache(monkeypatch: pytest.Monke
 
 def test_a_torn_locate_answer_is_a_miss() -> None:
     answercache.put("a-torn", Locator(locator_precision="file", locator_degraded=True))
+    assert answercache.flush()  # written by the process's end
     path = next(p for p in _answers() if p.name == "a-torn")
     path.write_bytes(path.read_bytes()[:10])
     assert answercache.get("a-torn") is None

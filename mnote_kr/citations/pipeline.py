@@ -572,6 +572,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
                                                   absent_scope(host, reg, scope_rels), diagnostics.get("heldWords"))
     citations, folded = remember_shown(host, citations, folded, reg, issue_key(query, mode, scope_rels))  # as issued
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
+    answercache.write_behind()  # the locate answers it found, written now that it has its result
     return SearchResults(
         query=query,
         mode=mode,

@@ -17,6 +17,7 @@ random, ``filecache.one_in``: a trim scans the whole folder).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
 import threading
@@ -123,20 +124,100 @@ def entry_name(identity: str, key: tuple[Any, ...]) -> str:
 
 
 def get(name: str) -> Locator | None:
-    """The stored answer, or None (missing, torn or not a Locator)."""
+    """The stored answer, or None (missing, torn or not a Locator); one put and not written yet is read as
+    written."""
     if not _enabled():
         return None
+    path = _folder() / name
+    with _pending_lock:
+        waiting = _pending.get(path)
+    if waiting is not None:
+        return waiting
     try:
-        return _decoder.decode((_folder() / name).read_bytes())
+        return _decoder.decode(path.read_bytes())
     except (OSError, msgspec.DecodeError):
         return None
 
 
+#: Answers are written by a thread of their own once the search that found them has its result (False: by the
+#: search, as each is found, as before round 30): round 29's profile measured the writes at 1.1 s of 40 warm
+#: searches that ranking by meaning added (``benchmarks/search_cost.py --profile``: ~20 locates a search, one write
+#: each, ~1.3 ms apiece at load 10; words alone write none). Not while the search runs: a thread writing beside it
+#: takes the interpreter's lock from it at each answer, and on a loaded machine each hand-over waits for the
+#: scheduler. A
+#: process at its end writes those left (``atexit``: :func:`flush`), so a fresh process finds them as before.
+WRITE_BEHIND = True
+#: Answers put and not written yet, by their file (:func:`get` reads them); past this many the writer starts.
+HELD_MOST = 256
+_pending: dict[Path, Locator] = {}
+_pending_lock = threading.Lock()
+_work = threading.Condition(_pending_lock)
+_writer: threading.Thread | None = None
+_due = False  # the writer writes while answers are pending
+
+
 def put(name: str, locator: Locator) -> None:
-    """Store an answer (best effort: a cache that cannot write is only slower)."""
+    """Store an answer (best effort: a cache that cannot write is only slower): written once the search has its
+    result (:func:`write_behind`, ``WRITE_BEHIND``)."""
     if not _enabled():
         return
     folder = _folder()
+    if not WRITE_BEHIND:
+        _write(folder, name, locator)
+        return
+    with _work:
+        _pending[folder / name] = locator
+        if len(_pending) >= HELD_MOST:
+            _wake()
+
+
+def write_behind() -> None:
+    """Start writing the answers put (the search that found them has its result), in the writer thread."""
+    with _work:
+        if _pending:
+            _wake()
+
+
+def _wake() -> None:
+    """The writer thread started or woken (``_work`` held)."""
+    global _writer, _due
+    _due = True
+    if _writer is None or not _writer.is_alive():
+        _writer = threading.Thread(target=_write_pending, name="mnote-kr-answers", daemon=True)
+        _writer.start()
+    _work.notify_all()
+
+
+def _write_pending() -> None:
+    """The writer thread: each answer put, oldest first, until none is left (then it waits to be woken)."""
+    global _due
+    while True:
+        with _work:
+            while not (_pending and _due):
+                _due = _due and bool(_pending)
+                _work.notify_all()  # flush() waits for an empty queue
+                _work.wait()
+            path, locator = next(iter(_pending.items()))
+        _write(path.parent, path.name, locator)
+        with _work:
+            if _pending.get(path) is locator:  # put again meanwhile: the newer one is written next
+                del _pending[path]
+
+
+def flush(timeout: float | None = 30.0) -> bool:
+    """Write every answer put, waiting at most ``timeout`` seconds; whether none is left."""
+    with _work:
+        if _pending:
+            _wake()
+        return _work.wait_for(lambda: not _pending or _writer is None or not _writer.is_alive(), timeout) \
+            and not _pending
+
+
+atexit.register(flush)
+
+
+def _write(folder: Path, name: str, locator: Locator) -> None:
+    """Write one answer under ``folder`` now (then, once in ``_TRIM_EVERY``, trim the folder)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(folder / name, _encoder.encode(locator))  # a reader sees the old answer or the new

@@ -335,11 +335,7 @@ class E5:
                 progress([i for i, w in batch if first[i] is w])
 
         if self._session is not None and len(batches) > 1 and e5_onnx.workers() > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(e5_onnx.workers(), thread_name_prefix="mnote-kr-e5") as pool:
-                for batch, done in [(batch, pool.submit(self._forward, [w for _, w in batch])) for batch in batches]:
-                    add(batch, done.result())
+            side_by_side(batches, lambda batch: self._forward([w for _, w in batch]), add, e5_onnx.workers())
         else:
             with _one_blas_thread():
                 for batch in batches:
@@ -392,6 +388,59 @@ class E5:
             x = _layer_norm(x + (ctx @ ao + ao_b), aln_w, aln_b, self.eps)
             x = _layer_norm(x + (_gelu(x @ fi + fi_b) @ fo + fo_b), oln_w, oln_b, self.eps)
         return x
+
+
+#: The threads forward passes run in (``side_by_side``), kept for the process: a pool made for each call started
+#: its threads anew, ~10 ms each on a loaded machine (round 29's ``benchmarks/search_cost.py --profile``: 1.5 s of
+#: 40 warm searches, the quote sentences' ~50 calls). Threads beyond those busy wait idle.
+KEEP_THREADS = True
+#: The most threads kept: calls running at once (a search's sentences beside an ingest's places) each get theirs.
+_KEPT_MOST = 8
+_kept: list[Any] = []
+_kept_lock = threading.Lock()
+
+
+def _pool() -> Any:  # noqa: ANN401 - a ThreadPoolExecutor, imported when first needed
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _kept_lock:
+        if not _kept:
+            _kept.append(ThreadPoolExecutor(_KEPT_MOST, thread_name_prefix="mnote-kr-e5"))
+        return _kept[0]
+
+
+def side_by_side(batches: list[Any], run: Callable[[Any], np.ndarray], add: Callable[[Any, np.ndarray], None],
+                 workers: int) -> None:
+    """``run`` each of ``batches``, at most ``workers`` of them at once, and ``add`` each one's result in the order
+    of ``batches`` (in this thread), as a pool of ``workers`` threads running them in turn gives them: in
+    threads kept for the process (``KEEP_THREADS``), else in a pool made for this call."""
+    if not KEEP_THREADS:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers, thread_name_prefix="mnote-kr-e5") as pool:
+            for batch, done in [(batch, pool.submit(run, batch)) for batch in batches]:
+                add(batch, done.result())
+        return
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    pool = _pool()
+    started: list[Any] = []  # each batch's future, in order; those added are set to None
+    added = 0
+    try:
+        while added < len(batches):
+            # as a pool of ``workers`` threads: a batch starts as soon as one of the call's running ends
+            while len(started) < len(batches) and sum(not f.done() for f in started[added:]) < workers:
+                started.append(pool.submit(run, batches[len(started)]))
+            if not started[added].done():
+                wait([f for f in started[added:] if not f.done()], return_when=FIRST_COMPLETED)
+                continue
+            add(batches[added], started[added].result())
+            started[added] = None
+            added += 1
+    finally:  # interrupted: the batches not started yet are not run
+        for f in started[added:]:
+            if f is not None:
+                f.cancel()
 
 
 @contextlib.contextmanager

@@ -251,7 +251,37 @@ def written_text(page: PageText, lines: list[int], *, quoted: bool = False) -> s
     shown and stored as UTF-8. ``quoted``: as a quote shows it, a line wrapped between two Chinese or
     Japanese characters joined without the space (nc25c: "查 询"), or between a figure set inside Chinese text
     and the character beside it (``figure_break``: "还是2 / 个）"); the places embedded for ranking by meaning
-    keep their text (their vectors are stored by it)."""
+    keep their text (their vectors are stored by it). Remembered on a finished page (:func:`keep_written`)."""
+    memo: dict[tuple[tuple[int, ...], bool], str] | None = page.__dict__.get(_WRITTEN) if REMEMBER_WRITTEN else None
+    key = (tuple(lines), quoted)
+    if memo is not None and (hit := memo.get(key)) is not None:
+        return hit
+    text = _written(page, lines, quoted)
+    if memo is not None:
+        memo[key] = text
+    return text
+
+
+#: A finished page remembers its blocks' words as written (:func:`keep_written`; False: read each time, as before
+#: round 30).
+REMEMBER_WRITTEN = True
+#: The attribute of a finished page holding its blocks' words as written, by lines and ``quoted``
+#: (:func:`keep_written`): not a field, so a page pickled (``model.StoredPages.of``, ``dataclasses.replace``)
+#: never stores it.
+_WRITTEN = "_written_memo"
+
+
+def keep_written(page: PageText) -> PageText:
+    """``page`` (read whole: its text, lines, blocks and table rows no longer change) remembering what
+    :func:`written_text` gives for each of its blocks. Each locate asks the words of its passage's blocks and of
+    each place behind the chosen one (``locator._runner_up``), most of them asked before by an earlier search
+    (round 29's ``benchmarks/search_cost.py --profile``: 6,628 calls, 3.4 s of 40 warm searches, 2.3 s more
+    than by words alone)."""
+    page.__dict__.setdefault(_WRITTEN, {})
+    return page
+
+
+def _written(page: PageText, lines: list[int], quoted: bool) -> str:
     chars, line_at = _block_chars(page, lines)
     if quoted:
         chars = [ch for i, ch in enumerate(chars)

@@ -20,7 +20,7 @@ from typing import overload
 from mnote_kr.plugin_api import DocumentError, FileCache, Persist
 
 from .align import text_key
-from .blocks import places, term_stats
+from .blocks import keep_written, places, term_stats
 from .layout import furniture_key
 from .pdftext import CACHE_SIZE, DocumentText, PageText, line_text, read_document
 
@@ -72,7 +72,10 @@ def furniture_near(doc: DocumentText, first: int, last: int) -> list[str]:
 
 
 def _read(real: str, st: os.stat_result) -> DocumentText:
-    return read_document(real)
+    doc = read_document(real)
+    for page in doc.pages:  # read whole: its blocks' words are remembered (``blocks.keep_written``)
+        keep_written(page)
+    return doc
 
 
 #: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
@@ -132,7 +135,7 @@ class StoredPages(Sequence[PageText]):
                 page = self._pages[i]
                 if page is None:
                     # part of a MAC-verified entry (``filecache.DiskStore``)
-                    page = self._pages[i] = pickle.loads(self._blobs[i])  # noqa: S301
+                    page = self._pages[i] = keep_written(pickle.loads(self._blobs[i]))  # noqa: S301
         return page
 
     def __eq__(self, other: object) -> bool:
