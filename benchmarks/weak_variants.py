@@ -170,6 +170,12 @@ def without_script(library: Any) -> Callable[[list[Citation], str], bool]:
     return _without(library, "weakscript", "ACROSS_SCRIPT")
 
 
+def without_units(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with ``weakunits.unit_reason`` off (``UNITS``: a question asking a voltage, a current ... whose
+    places state none)."""
+    return _without(library, "weakunits", "UNITS")
+
+
 def without_any_script(library: Any) -> Callable[[list[Citation], str], bool]:
     """``with_library`` with scripts read as Han against Latin only (``weakacross.ANY_SCRIPT`` off: a Russian, Korean
     or Persian passage read as Latin, the rule before round 29)."""
@@ -186,6 +192,18 @@ def replay(dump: dict[str, Any], groups: dict[str, list[str]],
     rules = {"rule": lambda cs, q: noresults.weak_reason(cs, q) is not None, **VARIANTS, **(extra or {})}
     return out | {name: {g: [k for k in keys if rule(cited[k], dump[k]["q"])] for g, keys in groups.items()}
                   for name, rule in rules.items()}
+
+
+def _first_right(dump: dict[str, Any], docs: dict[str, str], group: list[str],
+                 keys: list[str]) -> tuple[int, int, int, int]:
+    """(flagged with the labelled file first, labelled file first, flagged with another file first, another first)
+    among the labelled searches ``keys`` (those the rule flagged) of a ``group``: a flag on a right first file is a
+    false weak, one on a wrong first file a right one."""
+    def right(k: str) -> bool:
+        files = dump[k]["files"]
+        return bool(files) and PurePath(files[0]).name == PurePath(docs[k]).name
+    return (sum(right(k) for k in keys), sum(right(k) for k in group), sum(not right(k) for k in keys),
+            sum(not right(k) for k in group))
 
 
 def main() -> int:
@@ -207,7 +225,7 @@ def main() -> int:
     parser.add_argument("--library", type=Path, help="the library's word counts (libwords_offline.py --out)")
     args = parser.parse_args()
     dump = json.loads(args.dump.read_text(encoding="utf-8"))
-    held = ("heldout2", "heldout3")
+    held = ("heldout", "heldout2", "heldout3")  # every held-out set: counted only with --held-out, never named
     _, sets = load_sets()
     libw = json.loads((Path(__file__).resolve().parent / "offtopic_libwords.json").read_text(encoding="utf-8"))
     named = json.loads((Path(__file__).resolve().parent / "offtopic_names.json").read_text(encoding="utf-8"))
@@ -240,15 +258,23 @@ def main() -> int:
         extra["library without weakabsent"] = without_absent(lib)
         extra["library without weakscript"] = without_script(lib)
         extra["library without any script"] = without_any_script(lib)
+        extra["library without units"] = without_units(lib)
+        extra["library without place words"] = _without(lib, "weakmore", "PLACE_WORDS")
+        extra["library without numberless"] = _without(lib, "weakunits", "NUMBERLESS")
+    docs = {q["id"]: q["doc"] for qs in sets.values() for q in qs}
+    docs_groups = {g for g, keys in groups.items() if keys and all(k in docs for k in keys)}
     flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():
             new = sorted(set(keys) - set(flagged["today"][g]))
             gone = sorted(set(flagged["today"][g]) - set(keys))
             named = g in held or g == "off-topic held out"
+            right = _first_right(dump, docs, groups[g], keys) if g in docs_groups else None
             print(f"{name}, {g}: weak {len(keys)}/{len(groups[g])} (today {len(flagged['today'][g])})"
                   + ("" if name == "today" else f", newly weak {len(new)}{'' if named else ' ' + str(new)}"
-                     f", newly cleared {len(gone)}{'' if named else ' ' + str(gone)}"))
+                     f", newly cleared {len(gone)}{'' if named else ' ' + str(gone)}")
+                  + ("" if right is None else f"; of them first file right {right[0]}/{right[1]}, wrong {right[2]}/"
+                     f"{right[3]}"))
     return 0
 
 

@@ -18,6 +18,7 @@ from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
 from mnote_kr.citations.render.weakscript import across_reason
 from mnote_kr.citations.render.weakscript import place_text as _place_text
+from mnote_kr.citations.render.weakunits import numberless_reason, unit_reason
 from mnote_kr.citations.render.weakwords import passage_words
 from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
@@ -73,11 +74,15 @@ def weak_reason(citations: list[Citation], query: str = "",
 
     A Latin query whose first file holds at most half its words is uncertain when a file in another script (Cyrillic,
     Arabic, Han ...) was found as close in meaning (``weakscript.across_reason``: "check that file's place too").
+
+    Before any of these, a question asking a measured quantity (a voltage, a current, a temperature ...) whose first
+    place states no number in its unit, but one in another's or none, is weak in any script (``weakunits``); after
+    them all, one asking an amount, a percentage, a size ... whose first place holds no number (``numberless_reason``).
     """
     reason = _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT, library=library)
     if reason is None and query and declined(citations):
         return DECLINED_REASON
-    return reason
+    return reason if reason is not None else numberless_reason(citations, query)
 
 
 #: The weak reason when every card shown says its place only names its document's subject (``weakabsent.declined``).
@@ -113,6 +118,8 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     """``weak_reason``, its two choices named (the benchmark reads either: ``benchmarks/weak_variants.py``)."""
     if not citations:
         return None
+    if units := unit_reason(citations, query):  # read across scripts: before the exemptions below
+        return units
     asked = content_words(query) if cjk_stop else set(terms(query))
     numbers_only = False
     parts = [c.diagnostics.score_parts for c in citations]

@@ -31,6 +31,28 @@ def passage(c: Citation) -> str:
     return join_cjk_gaps(c.raw_quote or c.context_quote or c.display_quote or "")
 
 
+def place_words(c: Citation) -> frozenset[str]:
+    """The words a citation's place holds as its card shows it (``PLACE_WORDS``; else none): its quote, the locator's
+    place text (a PDF table's row read under its headers: "Florida, Totals: 103,532") and a table cell's column
+    headers and row label (``Locator.headers``, ``row_label``), which the provider's chunk may not hold."""
+    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+
+    if not PLACE_WORDS:
+        return frozenset()
+    loc = c.locator
+    return passage_words(join_cjk_gaps("\n".join(x for x in (c.display_quote, loc.quote, loc.place_text, *loc.headers,
+                                                               loc.row_label) if x)))
+
+
+#: ``names_only`` reads the words of each place (:func:`place_words`) beside its passage's. "What is the total for
+#: Florida?" over the NICS firearm-checks table cited the cell "Florida, Totals: 103,532" and was said weak: its chunk
+#: holds the Florida row's figures, not the column's header "Totals" the PDF locator reads the row under (nc29b
+#: section 2). False: the provider's chunk alone, as before round 30. Read by every word rule instead, it cleared the
+#: off-topic tuning query off43, "how to train for a 5k run" (``tests/test_weak_plain.py``: a card's quote holding
+#: "train" where the chunk recorded for the rule does not): kept to this rule.
+PLACE_WORDS = True
+
+
 def name_terms(c: Citation) -> set[str]:
     """The words of a citation's file name (its stem, ``_`` as a space)."""
     return set(terms(PurePath(c.source_root_relative_path).stem.replace("_", " ")))
@@ -283,7 +305,7 @@ def names_only(citations: list[Citation], query: str, library: Callable[[], Libr
     rest = asked - query_names(query)
     if not written or not rest:
         return [], []
-    held = [asked & (passage_words(passage(c)) | name_terms(c)) for c in citations]
+    held = [asked & (passage_words(passage(c)) | name_terms(c) | place_words(c)) for c in citations]
     named = {t for h in held for t in h & written}
     if not named:
         return [], []
