@@ -155,3 +155,16 @@ def test_a_place_naming_the_unit_in_words_or_holding_a_bare_number_is_not_weak()
     assert weakunits.unit_reason([first("Supply voltage, V: 12")], query) is None
     assert weakunits.unit_reason([first("Maximum input current: 6.5 A")], query) is not None
     assert weakunits.unit_reason([first("The controller and its housing")], query) is not None
+
+
+def test_a_fraction_in_words_is_a_number_and_a_card_showing_no_words_is_not_judged() -> None:
+    # nc30a Q6: "Water use dropped by roughly a third" answers a how-much question; a card whose quote and place text
+    # are empty (nothing of its place shown) tells the rule nothing, so it flags nothing
+    query = "What percentage of water did the greenhouse save?"
+    assert weakunits.numberless_reason([place("a", "Water use dropped by roughly a third.", "kb/g.md")], query) is None
+    assert weakunits.numberless_reason([place("a", "Water use dropped over the first weeks.", "kb/g.md")],
+                                       query) is not None
+    blank = msgspec.structs.replace(place("a", "", "kb/g.docx"), display_quote="")
+    assert weakunits.place_of(blank) == ""
+    assert weakunits.numberless_reason([blank], query) is None
+    assert weakunits.unit_reason([blank], "What is the voltage of the battery?") is None

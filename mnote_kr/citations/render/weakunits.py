@@ -123,7 +123,7 @@ _NUMBER_KINDS = ("money", "percent", "distance", "size", "speed")
 _KIND_NAMES = {"money": "an amount", "percent": "a percentage", "distance": "a distance", "size": "a size",
                "speed": "a speed or rate"}
 _NUMBER_WORD = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
-                          r"fifty|hundred|thousand|million|billion|dozen|half|twice|double|triple)\b"
+                          r"fifty|hundred|thousand|million|billion|dozen|half|halves|thirds?|quarters?|fifths?|tenths?|twice|double|triple)\b"
                           r"|[一二两三四五六七八九十百千万亿半]", re.I)
 
 
@@ -137,8 +137,8 @@ def numberless_reason(citations: list[Citation], query: str) -> str | None:
         return None
     kinds = [k for k in answer_types(fold(query)) if k in _NUMBER_KINDS]
     first = place_of(citations[0])
-    if not kinds or _DIGIT.search(first) or _NUMBER_WORD.search(first):
-        return None
+    if not kinds or not first.strip() or _DIGIT.search(first) or _NUMBER_WORD.search(first):
+        return None  # (a card showing none of its place's words says nothing of what it holds)
     what = " or ".join(_KIND_NAMES[k] for k in kinds)
     return (f"the query asks {what}, and the first place found states no number: it does not answer it; check the "
             "places below it, or nothing in your files may answer it")
@@ -152,7 +152,7 @@ def unit_reason(citations: list[Citation], query: str) -> str | None:
     if not kinds:
         return None
     first = place_of(citations[0])
-    if any(states(k, first) for k in kinds):
+    if not first.strip() or any(states(k, first) for k in kinds):
         return None
     others = sorted({o for k in kinds for o in other_units(k, first)} - set(kinds))
     if others:
