@@ -115,3 +115,33 @@ def test_written_words_weigh_by_rarity_with_those_said_across() -> None:
     assert max(en, key=en.__getitem__) == 4 and en[4] > 2 * max(v for k, v in en.items() if k != 4)
     # a passage in the question's script is not read across, written or not
     assert saidacross.said_shares(q, {0: "链条会生锈", 1: "检查一次磨损"}, written=True) == {}
+
+
+@pytest.mark.parametrize("case_id", ["bike_zh_check_wear", "bike_zh_how_often"])
+def test_the_host_keeps_the_written_place_before_another_languages_frequency(monkeypatch: pytest.MonkeyPatch,
+                                                                           case_id: str) -> None:
+    """The search's folding of the file's places (``folding.TYPE_LEADS``) put the sealant paragraph, stating "every
+    three to four months" and none of the question's words in English, before the Chinese paragraph holding them (the
+    cosines are the places' as the locator gives them, the script's pull out of the Chinese one's)."""
+    import msgspec
+
+    from mnote_kr.citations.render import folding
+    from mnote_kr.models import Locator
+    from tests.test_pipeline_unit import citation
+
+    case = CASES[case_id]
+    paras = [p.strip() for p in DATA["files"]["bike-repair.md"].split("\n\n")]
+
+    def place(i: int, cos: float, first: bool = False) -> Any:
+        loc = Locator(locator_precision="paragraph", locator_degraded=True, paragraph_index=i, meaning_score=cos,
+                      place_text=None if first else paras[i], quote=paras[i])
+        return msgspec.structs.replace(citation(f"[p{i}]", paras[i]), locator=loc, locator_precision="paragraph",
+                                       search_query=case["query"], display_quote=paras[i] if first else None)
+
+    cos = {int(k): v for k, v in case["cosines"].items()}
+    pulled = sum(cos[i] for i in range(4)) / 4  # the Chinese place's lead over the English ones taken out (its pull)
+    places = [place(4, pulled, first=True), place(2, cos[2]), place(1, cos[1])]
+    monkeypatch.setattr(folding, "WRITTEN_STAYS", False)
+    assert folding.behind_by_meaning(places)[0].locator.paragraph_index == 2  # the fault
+    monkeypatch.setattr(folding, "WRITTEN_STAYS", True)
+    assert [c.locator.paragraph_index for c in folding.behind_by_meaning(places)][:2] == [4, 2]
