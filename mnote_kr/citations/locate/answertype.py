@@ -32,7 +32,8 @@ from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["MIN_TERMS", "TYPED_BEHIND", "TYPES_APPROXIMATE", "kind_answered", "typed_behind", "without_untyped_claim"]
+__all__ = ["MIN_TERMS", "TYPED_BEHIND", "TYPES_APPROXIMATE", "WRITTEN_HOLDS", "kind_answered", "typed_behind",
+           "without_untyped_claim"]
 
 #: A claimed place holding none of the answer kinds the question asks, which the file shows elsewhere, is
 #: approximate, and a place behind it holding one leads (False: claimed by its words alone, as before round 22).
@@ -40,6 +41,10 @@ TYPES_APPROXIMATE = True
 #: A passage's place holding the kind of answer asked is among the places behind one holding none (``typed_behind``;
 #: False: the passage's places behind by words and meaning alone, as before round 25).
 TYPED_BEHIND = True
+#: In a file written in the other language than the question, a place written in the question's holding its words
+#: gives way on the kind it lacks only to a place behind holding or saying a word of the question (``saidacross``;
+#: False: to any place behind, as before round 30).
+WRITTEN_HOLDS = True
 #: Fewest terms of the query (``QueryTerms``) for it to ask a kind of answer: a phrase search asks none.
 MIN_TERMS = 2
 
@@ -99,15 +104,22 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str,
         return match
     kinds = " or ".join(_KIND_NAMES.get(t) or (f"count of {t[6:]}" if t[6:] else "number") for t in shown)
     across = other_script(doc, q)
+    said = across and WRITTEN_HOLDS and _written_in_question(q, para)
+    if said:
+        # a place written in the question's language holding its words, in a file written in the other: a place
+        # behind takes its place on the kind it states only saying a word of the question too (nc30a: the English
+        # "Tubeless tyres need fresh sealant every three to four months" took the Chinese paragraph's place, 自行车
+        # 链条每骑行大约三千公里就应该检查一次磨损, for "自行车链条多久检查一次磨损": a frequency of another thing)
+        across = False
     asked = [r for r in match.runners_up if r.paragraph is not None and _body(r.paragraph)
-             and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(r.paragraph.norm)))]
+             and (across or _asks_word(q, qt, r.paragraph, said))]
     # one saying it with a number ("每10年") before one saying it in words ("以规定的时间间隔")
     lead = next((r for worded in (False, True) for r in asked if r.paragraph is not None
                  and any(holds_type(t, r.paragraph.norm, worded=worded) for t in shown)), None)
     if lead is None and passage is not None:
         # the passage's paragraph beside the place saying it ("BASIC REQUIREMENT: Must type 40 words per minute"
         # two above the paragraph holding "Program Support Assistant", nc23a Q4), when no place behind it does
-        lead = _in_passage(doc, match, passage(), shown, qt, across)
+        lead = _in_passage(doc, match, passage(), shown, qt, across, q if said else "")
     if lead is None:
         return dataclasses.replace(match, reason=f"{SEMANTIC}: {_UNTYPED}{kinds} it asks, which the file shows "
                                                  "elsewhere")
@@ -122,6 +134,27 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str,
                               runners_up=())
     behind = (own, *(r for r in match.runners_up if r is not lead))
     return Match(place, match.score, qt.span(place.norm), why, match.anchor, lead.meaning, behind)
+
+
+def _written_in_question(query: str, para: TextParagraph) -> bool:
+    """Whether ``para`` is written in ``query``'s script (``otherscript.WRITTEN_IN`` of its text)."""
+    from mnote_kr.citations.locate.otherscript import WRITTEN_IN, _amounts, _script, _share_of
+
+    script = _script(query)
+    return script is not None and _share_of(_amounts(para.text), script) >= WRITTEN_IN
+
+
+def _asks_word(query: str, qt: QueryTerms, para: TextParagraph, said: bool = False) -> bool:
+    """Whether ``para`` holds a word of the question as written, or (``said``) says one in its own language
+    (``saidacross``)."""
+    if any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(para.norm)):
+        return True
+    if not said:
+        return False
+    from mnote_kr.citations.locate.saidacross import question_words, said_words
+
+    words = question_words(query)
+    return bool(words and said_words(query, para.text, words))
 
 
 def typed_behind(doc: TextDocument[P], query: str, order: Sequence[int], within: int) -> list[int]:
@@ -148,15 +181,16 @@ def typed_behind(doc: TextDocument[P], query: str, order: Sequence[int], within:
 
 
 def _in_passage(doc: TextDocument[P], match: Match, indices: Sequence[int], shown: tuple[str, ...], qt: QueryTerms,
-                across: bool) -> Match | None:
+                across: bool, said: str = "") -> Match | None:
     """The body paragraph of ``indices`` (the provider's passage) nearest ``match``'s holding one of the kinds
-    ``shown`` with a number and a word of the question (any word, for a question in the other script), as a place
-    behind ``match``; None when none does."""
+    ``shown`` with a number and a word of the question (any word, for a question in the other script; ``said``, the
+    question, when its words said in the place's language count: ``WRITTEN_HOLDS``), as a place behind ``match``;
+    None when none does."""
     here = match.paragraph.index if match.paragraph is not None else 0
     paras = doc.paragraphs
     for i in sorted((i for i in indices if 0 <= i < len(paras) and i != here), key=lambda i: (abs(i - here), i)):
         para = paras[i]
         if _body(para) and any(holds_type(t, para.norm) for t in shown) \
-                and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(para.norm))):
+                and (across or _asks_word(said, qt, para, bool(said))):
             return Match(para, match.score, qt.span(para.norm), match.reason, match.anchor, None, ())
     return None

@@ -151,12 +151,14 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         words[i] = max(words[i], qt.score(place_norm(doc, paras[i], headings=False)) if qt else 0.0)
         if held := [cos[k] for k in (i, *items) if k in cos]:
             cos[i] = max(held)
+    written = words  # the words each place holds as written, by the locator's rules: what its reason says it holds
     if qt:  # a question in the other script than the file's body: meaning chooses, not a stray line's words
         words, cos = across_languages(doc, q, qt, words, cos, cosines, lambda i: q in paras[i].norm or qt.holds_all(
             place_norm(doc, paras[i], headings=False) if i in lists else paras[i].norm))
     own = words
-    if qt:  # a question over a passage in the other script: its words said in the passage's language are its words
-        across = said_shares(q, {i: paras[i].text for i in words})
+    if qt:  # a question over a passage in the other script: its words said in the passage's language are its words,
+        # and a place written in the question's language holds them as written (its own script decides: nc30a)
+        across = said_shares(q, {i: paras[i].text for i in words}, written=True)
         words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
@@ -191,10 +193,10 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     if q in para.norm or (qt and qt.holds_all(place_norm(doc, para))) \
             or (not CHOSEN_HOLDS_ALL and own[pick] >= QUERY_SHARE):
         why = "placed by meaning and query terms among the passage's paragraphs"
-    elif own[pick] >= QUERY_SHARE:
+    elif written[pick] >= QUERY_SHARE:
         why = (f"{SEMANTIC}: placed by meaning and query terms among the passage's paragraphs; it holds some of "
                "the query's words, not all")
-    elif words[pick] > own[pick]:
+    elif words[pick] > written[pick]:
         why = (f"{SEMANTIC}: placed by meaning and the query's words said in the passage's language among its "
                "paragraphs; it holds few of the query's words as written")
     else:

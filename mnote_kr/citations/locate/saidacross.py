@@ -16,6 +16,15 @@ much. Each word weighs by its rarity among the places compared (a word every cel
 检测, tells none apart); a word no place says (a name the dictionary lacks, "Lynch") weighs as the said ones do on
 average. The words a place holds as written stay the locator's own score, under its rules. A share said across
 languages never makes a place exact.
+
+A place's own script decides how the question's words are matched there (``written``, ``WRITTEN_TOO``): in a file
+written mostly in the other language, a paragraph in the question's script holds its words as written, and they weigh
+with those the other places say across, by the same rarity. "自行车链条多久检查一次磨损" over an English bike-repair
+note (nc30a finding 1) was placed on the English paragraph saying "bike" and "chain" (链条 said across): the one
+Chinese paragraph, holding 自行车链条, 检查 and 磨损 as written, had lost its words (``otherscript``: a place in the
+question's script there keeps them only holding them all, against a cover line's few common words) and its lead by
+meaning (the script's pull), so an other-language place out-ranked it on meaning alone. A word every place holds or
+says weighs little, so a title line holding a few common words still does not outweigh the body saying the rare ones.
 """
 
 from __future__ import annotations
@@ -27,7 +36,8 @@ from typing import TypeVar
 
 from mnote_kr.citations.text.textnorm import CJK_CLASS, lazy_compile, normalize
 
-__all__ = ["SAID_ACROSS", "SAID_MOST", "across", "question_words", "said_shares", "said_words"]
+__all__ = ["SAID_ACROSS", "SAID_MOST", "WRITTEN_TOO", "across", "question_words", "said_shares", "said_words",
+           "written_words"]
 
 K = TypeVar("K")
 
@@ -37,12 +47,16 @@ SAID_ACROSS = True
 #: The most a share said across languages weighs: below ``meaning.ALL_TERMS``, so a place saying every word the
 #: passage says is never "holding every term" (which wins outright): meaning still decides against it.
 SAID_MOST = 0.99
+#: Asked so (``said_shares(..., written=True)``), the question's words a place holds as written weigh with those said
+#: across (module docstring; False: those said across only, before round 30).
+WRITTEN_TOO = True
 #: Answers of ``said_words`` kept (question, text and words each).
 SAID_MEMO_MAX = 8192
 
 _CJK_RE = lazy_compile(rf"[{CJK_CLASS}]")
 _CJK_RUN = lazy_compile(rf"[{CJK_CLASS}]+")
 _LATIN_RE = lazy_compile(r"[a-z]{2,}")
+_WORD_RE = lazy_compile(r"[a-z0-9]+")
 
 
 def question_words(query: str) -> list[str]:
@@ -94,6 +108,21 @@ def _said_now(query: str, text: str, words: Sequence[str]) -> set[str]:
     return said
 
 
+def written_words(text: str, words: Sequence[str]) -> set[str]:
+    """The question's ``words`` (``question_words``) that ``text`` holds as written: a Chinese word inside it, an
+    English word as one of its words or by its stem ("cleaned" for "clean", ``queryterms.stem``)."""
+    norm = normalize(text)
+    held = {w for w in words if _CJK_RE.search(w) and w in norm}
+    latin = [w for w in words if w not in held and not _CJK_RE.search(w)]
+    if latin:
+        from mnote_kr.citations.text.queryterms import stem
+
+        tokens = set(_WORD_RE.findall(norm))
+        stems = {stem(t) for t in tokens}
+        held.update(w for w in latin if w in tokens or stem(w) in stems)
+    return held
+
+
 @functools.lru_cache(maxsize=8192)
 def _heads(run: str) -> tuple[str, ...]:
     """A run of Chinese characters' headwords of two characters or more, no function word (``crosslang.segment``):
@@ -130,11 +159,11 @@ def across(query: str, texts: Iterable[str]) -> bool:
     return sum(body) > 0 and _share_of(body, script) <= MINORITY_SHARE
 
 
-def said_shares(query: str, texts: Mapping[K, str]) -> dict[K, float]:
+def said_shares(query: str, texts: Mapping[K, str], *, written: bool = False) -> dict[K, float]:
     """Each place's (``texts``: key to its text) rarity-weighted share of ``query``'s words it says in its own language
     (module docstring), at most ``SAID_MOST``; places saying none left out. {} when the rule is off, the question is
     written in the script of the places (``across``), has no such words or no place says one of them, or without the
-    dictionary."""
+    dictionary. ``written``: the words a place holds as written count with those it says (``WRITTEN_TOO``)."""
     if not SAID_ACROSS or not texts or not across(query, texts.values()):
         return {}
     words = question_words(query)
@@ -143,6 +172,8 @@ def said_shares(query: str, texts: Mapping[K, str]) -> dict[K, float]:
     # the words a place holds as written are the locator's own word score (``QueryTerms``), judged by its rules (a
     # line in the question's script, "定期安全评价 periodic safety review", keeps them only holding them all)
     said = {k: said_words(query, text, words) for k, text in texts.items()}
+    if written and WRITTEN_TOO:
+        said = {k: s | written_words(texts[k], words) for k, s in said.items()}
     n = len(texts)
     df = {w: sum(1 for s in said.values() if w in s) for w in words}
     weight = {w: math.log((n + 1.0) / (f + 0.5)) for w, f in df.items() if f}

@@ -113,6 +113,9 @@ ANSWER_STAYS = True
 #: meaning, two at least (the question in the other script: ``saidacross``), does not yield to it by ``LEAD_BY_MEANING``
 #: (False: as before round 26; nc26a Q10, the mind map's caption "碳原子的lewis结构" took the definition's lead).
 SAID_STAYS = True
+#: Under ``TYPE_LEADS``, a first place in the question's language holding half its words yields to a place in another
+#: language only saying one of them in its own (``saidacross``; False: any place in another language, before round 30).
+WRITTEN_STAYS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -373,11 +376,16 @@ def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:
         USD Per Year" for 一年能挣多少钱), or Japanese for a Chinese question (``LANGUAGES_APART``: 午後5時まで)."""
         return not one_script(script, han_share(words)) or LANGUAGES_APART and other_language(words, query)
 
+    # a first place in the question's language holding half its words (nc30a: 自行车链条每骑行大约三千公里就应该检查
+    # 一次磨损) yields to a place in another language saying one of them in it (``saidacross``), not on the kind alone
+    first_words = _place_words(first)
+    held = WRITTEN_STAYS and not across(first_words) and about.score(normalize(first_words)) >= 0.5
+
     def beside(words: str) -> bool:
         """``words`` hold one of the question's words, or could not: a place in another language than the question's
-        holds none, answering or not."""
+        holds none, answering or not (unless the first place holds them: ``WRITTEN_STAYS``)."""
         if across(words):
-            return True
+            return not held or bool(said_words(query, words, question_words(query)))
         return any(w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in about.hits(normalize(words)))
 
     typed = [p for p in behind if place_key(p.locator) and beside(_place_words(p))
