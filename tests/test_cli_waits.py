@@ -175,6 +175,20 @@ def test_ingest_wait_says_a_failed_files_reason_once_and_exits_1(
         "Error: 1 of 1 file(s) failed to index: kb/a.md: LightRAG could not parse it ("), err
 
 
+def test_sync_wait_does_not_count_a_file_that_failed_as_indexed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sync --wait`` following a file the provider then failed ended "indexed 1/1 files in 3 s" above its Error
+    line (tests/test_docx_fallback.py's run); now its last line says it failed, as ``ingest --wait``'s does."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md")  # sent, not waited for
+    lines: list[str] = []
+    kb.host.progress = lambda line: lines.append(str(line))
+    _, err = kb.run("sync", "--no-disk", "--wait", "5", code=1)
+    [last] = [x for x in lines if x.startswith("indexed ")]
+    assert last.startswith("indexed 0 of 1 files in ") and last.endswith("; 1 failed: kb/a.md"), lines
+    assert _one_error_line(err).startswith("Error: 1 file(s) failed to index: kb/a.md, its reason above"), err
+
+
 def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stuck: KB) -> None:
     stuck.run("ingest", "kb")
     out, err = stuck.run("ingest", "kb", "--wait", "--timeout", "0.2", code=1)
