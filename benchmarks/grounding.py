@@ -158,9 +158,9 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
     ground_answer = answering.ground_answer
     places: dict[str, list[Any]] = {}
 
-    def recording(host: Any, answer: str, cited: list[Any], issue: str | None = None) -> Any:
+    def recording(host: Any, answer: str, cited: list[Any], search: Any = None) -> Any:  # noqa: ANN401
         places[answer] = [msgspec.to_builtins(c) for c in cited]
-        return ground_answer(host, answer, cited, issue)
+        return ground_answer(host, answer, cited, search)
 
     answering.ground_answer = recording  # type: ignore[assignment]
     dirs = default_engine_dirs()

@@ -44,7 +44,7 @@ import msgspec
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval import finish_ingest  # noqa: E402
 from retrieval_labels import corpus_host, load_sets  # noqa: E402
-from weak_variants import VARIANTS, cleared_by  # noqa: E402
+from weak_variants import VARIANTS, cleared_by, is_held_out  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 #: The prefixes of the off-topic groups counted apart from the tuning set's (held out, numbers, library words, names).
@@ -150,9 +150,9 @@ def main() -> int:
           f"tuning of library words {sum(r['weak'] for r in off_lib)}/{len(off_lib)}, "
           f"tuning of names {sum(r['weak'] for r in off_names)}/{len(off_names)}, "
           f"held out {sum(r['weak'] for r in off_held)}/{len(off_held)} (baseline: 0, no floor)")
-    for set_name, qs in sets.items():  # the sets never tuned on (heldout2, heldout3) are counted, never named
+    for set_name, qs in sets.items():  # the held-out sets (every heldout...) are counted, never named
         weak = [q["id"] for q in qs if runs[q["id"]]["weak"]]
-        shown = "" if set_name in ("heldout2", "heldout3") else f" {weak}"
+        shown = "" if is_held_out(set_name) else f" {weak}"
         print(f"labelled questions said weak, {set_name}: {len(weak)}/{len(qs)}{shown}")
     weak = [q["id"] for q in libw["labelled"] if runs[q["id"]]["weak"]]
     print(f"labelled questions said weak, library words: {len(weak)}/{len(libw['labelled'])} {weak}")
@@ -176,12 +176,11 @@ def main() -> int:
 
 def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_out: bool) -> None:
     """What cleared the flag, per group of the tuning sets, and each variant's counts beside today's."""
-    held_sets = ("heldout2", "heldout3")
     groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(_OTHER_OFF)],
               "off-topic numbers": [k for k in runs if k.startswith("offn")],
               "off-topic library words": [k for k in runs if k.startswith("offl")],
               "off-topic names": [k for k in runs if k.startswith("offm")],
-              **{name: [q["id"] for q in qs] for name, qs in sets.items() if name not in held_sets}}
+              **{name: [q["id"] for q in qs] for name, qs in sets.items() if not is_held_out(name)}}
     for name, keys in groups.items():
         why: dict[str, int] = {}
         for k in keys:
@@ -190,14 +189,14 @@ def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_o
         print(f"cleared by, {name}: {dict(sorted(why.items()))}")
     if held_out:
         groups |= {"off-topic held out": [k for k in runs if k.startswith("offh")],
-                   **{name: [q["id"] for q in qs] for name, qs in sets.items() if name in held_sets}}
+                   **{name: [q["id"] for q in qs] for name, qs in sets.items() if is_held_out(name)}}
     for variant in VARIANTS:
         for name, keys in groups.items():
             now = [k for k in keys if runs[k]["weak"]]
             new = [k for k in keys if runs[k]["variants"][variant] and not runs[k]["weak"]]
             gone = [k for k in keys if runs[k]["weak"] and not runs[k]["variants"][variant]]
-            named = "" if name in held_sets else f" {new}"
-            cleared = f", newly cleared {len(gone)}" + ("" if name in held_sets else f" {gone}") if gone else ""
+            named = "" if is_held_out(name) else f" {new}"  # off-topic held out too (it was named)
+            cleared = f", newly cleared {len(gone)}" + ("" if is_held_out(name) else f" {gone}") if gone else ""
             print(f"variant {variant}, {name}: weak {len(now) + len(new) - len(gone)}/{len(keys)} (today {len(now)}), "
                   f"newly weak {len(new)}{named}{cleared}")
 

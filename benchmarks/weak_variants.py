@@ -206,11 +206,38 @@ def _first_right(dump: dict[str, Any], docs: dict[str, str], group: list[str],
             sum(not right(k) for k in group))
 
 
+def is_held_out(group: str) -> bool:
+    """Whether ``group`` is a held-out set, never tuned on: any labelled set named ``heldout...`` (the old
+    ``heldout`` too: round 29 printed its questions' ids, review30) and the held-out off-topic queries."""
+    return group.startswith("heldout") or group == "off-topic held out"
+
+
+def summary_lines(flagged: dict[str, dict[str, list[str]]], groups: dict[str, list[str]],
+                  right: Callable[[str, list[str]], tuple[int, int, int, int] | None] = lambda g, keys: None,
+                  ) -> list[str]:
+    """A line per variant and group: its weak count beside today's and the searches it newly flags or clears,
+    by id for a tuning group, counted only for a held-out one (:func:`is_held_out`); ``right``: how many of the
+    flagged had the labelled file first (:func:`_first_right`), for groups it knows."""
+    lines = []
+    for name, by_group in flagged.items():
+        for g, keys in by_group.items():
+            new = sorted(set(keys) - set(flagged["today"][g]))
+            gone = sorted(set(flagged["today"][g]) - set(keys))
+            ids = not is_held_out(g)
+            first = right(g, keys)
+            lines.append(f"{name}, {g}: weak {len(keys)}/{len(groups[g])} (today {len(flagged['today'][g])})"
+                         + ("" if name == "today" else f", newly weak {len(new)}{' ' + str(new) if ids else ''}"
+                            f", newly cleared {len(gone)}{' ' + str(gone) if ids else ''}")
+                         + ("" if first is None else f"; of them first file right {first[0]}/{first[1]}, wrong "
+                            f"{first[2]}/{first[3]}"))
+    return lines
+
+
 def main() -> int:
     """``weak_variants.py --dump F``: each variant's counts on a ``relevance_floor.py --dump`` run's places, per
     tuning group (the off-topic tuning queries, those with numbers, each labelled tuning set), beside today's rule.
-    The held-out groups (``offtopic_heldout``, heldout2, heldout3) are counted only with ``--held-out``, and never
-    named."""
+    The held-out groups (``offtopic_heldout``, every set named ``heldout...``: :func:`is_held_out`) are counted only
+    with ``--held-out``, and their searches never named."""
     import argparse
     import json
     import sys
@@ -225,7 +252,6 @@ def main() -> int:
     parser.add_argument("--library", type=Path, help="the library's word counts (libwords_offline.py --out)")
     args = parser.parse_args()
     dump = json.loads(args.dump.read_text(encoding="utf-8"))
-    held = ("heldout", "heldout2", "heldout3")  # every held-out set: counted only with --held-out, never named
     _, sets = load_sets()
     libw = json.loads((Path(__file__).resolve().parent / "offtopic_libwords.json").read_text(encoding="utf-8"))
     named = json.loads((Path(__file__).resolve().parent / "offtopic_names.json").read_text(encoding="utf-8"))
@@ -236,10 +262,10 @@ def main() -> int:
               "library words": [q["id"] for q in libw["labelled"]],
               "off-topic names": [k for k in dump if k.startswith("offm")],
               "names": [q["id"] for q in named["labelled"]],
-              **{n: [q["id"] for q in qs] for n, qs in sets.items() if n not in held}}
+              **{n: [q["id"] for q in qs] for n, qs in sets.items() if not is_held_out(n)}}
     if args.held_out:
         groups |= {"off-topic held out": [k for k in dump if k.startswith("offh")],
-                   **{n: [q["id"] for q in qs] for n, qs in sets.items() if n in held}}
+                   **{n: [q["id"] for q in qs] for n, qs in sets.items() if is_held_out(n)}}
     # a set whose files the run did not ingest (a set added after it) has no searches in the dump
     absent = [g for g, keys in groups.items() if not any(k in dump for k in keys)]
     if absent:
@@ -263,18 +289,8 @@ def main() -> int:
         extra["library without numberless"] = _without(lib, "weakunits", "NUMBERLESS")
     docs = {q["id"]: q["doc"] for qs in sets.values() for q in qs}
     docs_groups = {g for g, keys in groups.items() if keys and all(k in docs for k in keys)}
-    flagged = replay(dump, groups, extra)
-    for name, by_group in flagged.items():
-        for g, keys in by_group.items():
-            new = sorted(set(keys) - set(flagged["today"][g]))
-            gone = sorted(set(flagged["today"][g]) - set(keys))
-            named = g in held or g == "off-topic held out"
-            right = _first_right(dump, docs, groups[g], keys) if g in docs_groups else None
-            print(f"{name}, {g}: weak {len(keys)}/{len(groups[g])} (today {len(flagged['today'][g])})"
-                  + ("" if name == "today" else f", newly weak {len(new)}{'' if named else ' ' + str(new)}"
-                     f", newly cleared {len(gone)}{'' if named else ' ' + str(gone)}")
-                  + ("" if right is None else f"; of them first file right {right[0]}/{right[1]}, wrong {right[2]}/"
-                     f"{right[3]}"))
+    print("\n".join(summary_lines(replay(dump, groups, extra), groups, lambda g, keys: _first_right(
+        dump, docs, groups[g], keys) if g in docs_groups else None)))
     return 0
 
 

@@ -64,9 +64,10 @@ What is here:
   "FY 2006" names "FY 2006 Actual"),
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
   ``valued_row`` (else the data row holding a value under the header the question names),
-  ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
-  letters: no place to cite), ``is_furniture`` (a line that is page furniture by its form: a journal's running
-  header, "Corresponding author...", a copyright line; no place to cite),
+  ``sym_char`` (a Word ``w:sym``, a form's ☐/☑ inserted from Wingdings, as the character quotes and the viewer
+  show: the DOCX locator reads it), ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read
+  through a font without letters: no place to cite), ``is_furniture`` (a line that is page furniture by its form:
+  a journal's running header, "Corresponding author...", a copyright line; no place to cite),
   ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is mostly mojibake, a font without a
   usable Unicode map: a page for OCR to read, never to box),
   ``heading_lead`` (a heading that is only the query, quoted with the sentence after it),
@@ -154,6 +155,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.cleaning.furniture import is_furniture
     from mnote_kr.citations.cleaning.headlead import heading_lead
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
+    from mnote_kr.citations.cleaning.wordsym import sym_char
     from mnote_kr.citations.locate import textmatch
     from mnote_kr.citations.locate.answertype import kind_answered
     from mnote_kr.citations.locate.lacking import asked_again
@@ -277,6 +279,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "text_language": ("mnote_kr.citations.text.languages", "language"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
+    "sym_char": ("mnote_kr.citations.cleaning.wordsym", "sym_char"),
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     "kind_answered": ("mnote_kr.citations.locate.answertype", "kind_answered"),
@@ -447,6 +450,7 @@ __all__ = [
     "source_card",
     "stand_ins",
     "stem",
+    "sym_char",
     "symbol_letters",
     "text_language",
     "textmatch",

@@ -4,7 +4,9 @@ start-up of ``mnote-kr mcp`` and of a host on the real engine, which the MCP and
 from __future__ import annotations
 
 import copy
+import hashlib
 import io
+import os
 import shutil
 import subprocess
 import sys
@@ -15,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
+from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
@@ -95,6 +98,18 @@ def one_passage_host(tmp_path: Path, source: Path, chunk: str) -> tuple[Host, Pa
     for name in provider.texts:
         provider.texts[name] = chunk
     return h, docs / source.name
+
+
+def note_host(tmp_path: Path, rel: str, text: str) -> tuple[Host, Path]:
+    """A fake host whose workspace (``tmp_path/ws``) has indexed the note ``rel`` holding ``text``, its folder a root;
+    and the note's path (a test checks its bytes unchanged)."""
+    note = tmp_path / "ws" / rel
+    note.parent.mkdir(parents=True)
+    note.write_text(text, encoding="utf-8")
+    host, _ = fake_host(tmp_path / "ws")
+    host.roots_add(note.parent)
+    host.ingest([note.parent])
+    return host, note
 
 
 class HostObj:
@@ -222,3 +237,24 @@ def own_engine(tmp_path: Path, wait_s: float) -> dict[str, Any]:
     base = tmp_path / "engine"
     seed_tiktoken(base / "cache")
     return {"data_dir": base / "data", "state_dir": base / "state", "cache_dir": base / "cache", "wait_s": wait_s}
+
+
+#: The corpus handbook the quote tests read (``test_quote_by_meaning``, ``test_quote_sets``): its ¶519 answers
+#: ``HANDBOOK_QUESTION`` ("Which documents may serve as photo identification?", no word of it in the paragraph) in
+#: its second sentence, which opens with ``HANDBOOK_ANSWER``.
+HANDBOOK = CORPUS / "docx" / "unstructured__handbook-872p.docx"
+HANDBOOK_QUESTION = "哪些证件可以作为带照片的身份证明？"
+HANDBOOK_ANSWER = "Acceptable forms of picture identification"
+
+
+def handbook_paragraphs() -> list[str]:
+    """Paragraphs 516, 519 and 521 of ``HANDBOOK``, read as the DOCX locator reads them, spaces folded; nothing
+    written (the file's digest checked)."""
+    from mnote_kr_docx_locator.reader import parse_file
+
+    before = hashlib.sha256(HANDBOOK.read_bytes()).hexdigest()
+    paras = parse_file(str(HANDBOOK), os.stat(HANDBOOK)).paragraphs
+    assert hashlib.sha256(HANDBOOK.read_bytes()).hexdigest() == before
+    out = [" ".join(paras[i].text.split()) for i in (516, 519, 521)]
+    assert out[1].startswith("Any document used to confirm") and HANDBOOK_ANSWER in out[1]
+    return out

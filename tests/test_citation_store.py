@@ -54,7 +54,8 @@ def another_process() -> None:
 def test_an_id_issued_1000_searches_ago_still_opens_in_another_process(host: Host) -> None:  # noqa: F811
     kept = cite("[keep]", 7, "the quote a note cites")
     # as issued: the same citation, with the key of the search that issued it (its query's: the default mode)
-    assert citecache.remember(host, [kept]) == [msgspec.structs.replace(kept, issue=issue_key(kept.search_query))]
+    assert citecache.remember(host, [kept]) == [msgspec.structs.replace(kept, issue=issue_key(kept.search_query),
+                                                                        search_mode="mix", search_scope=[])]
     for search in range(1000):  # 1,000 later searches of 12 other places each
         citecache.remember(host, [cite(f"[{search:03d}{k:x}]", 100 + k, f"s{search}") for k in range(12)])
     another_process()

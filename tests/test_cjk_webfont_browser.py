@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mnote_kr_testkit.browser import LAUNCH_ARGS, chromium_path, read_png  # noqa: F401  (fixture)
-from mnote_kr_testkit.fakes import fake_host
+from mnote_kr_testkit.browser import LAUNCH_ARGS, chromium_path, ink_masks  # noqa: F401  (fixture)
 
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import fonts, web, webpages
+from tests.surfaces import note_host
 
 LINES = ["航空发动机状态监视系统", "航空エンジン状態監視", "항공엔진상태감시시스템"]
 NOTE = "# zqvt turbine notes\n\n" + "\n\n".join(LINES) + "\n"
@@ -49,12 +49,7 @@ CHAR_BOXES = """() => {
 
 
 def _serve(tmp_path: Path, query: str) -> Iterator[tuple[ApiServer, str]]:
-    ws = tmp_path / "ws"
-    (ws / "notes").mkdir(parents=True)
-    (ws / "notes" / "cjk.md").write_text(NOTE, encoding="utf-8")
-    host, _ = fake_host(ws)
-    host.roots_add(ws / "notes")
-    host.ingest([ws / "notes"])
+    host, _ = note_host(tmp_path, "notes/cjk.md", NOTE)
     cid = host.search(query, top_k=5).results[0].citation_id
     with ApiServer(host, write_token_file=False) as server:
         yield server, cid
@@ -100,18 +95,11 @@ def _glyphs(browser: Any, server: ApiServer, cid: str, *, block_font: bool) -> d
         assert response is not None and response.status == 200
         tab.evaluate("() => document.fonts.ready")
         boxes = tab.evaluate(CHAR_BOXES)
-        width, _, rows = read_png(tab.screenshot(full_page=True))
+        masks = ink_masks(tab.screenshot(full_page=True), boxes)
     finally:
         context.close()
     assert bool(fetched) != block_font, fetched  # the font comes from this server's route, or not at all
-    bpp = len(rows[0]) // width
-    out: dict[str, bytes] = {}
-    for ch, x0, y0, x1, y1 in boxes:
-        mask = bytearray()
-        for y in range(round(y0), round(y1)):
-            mask.extend(1 if min(rows[y][x * bpp:x * bpp + 3]) < 140 else 0 for x in range(round(x0), round(x1)))
-        out.setdefault(ch, bytes(mask))
-    return out
+    return masks
 
 
 def test_cjk_text_is_drawn_from_the_shipped_font_on_a_machine_without_cjk_fonts(chromium_path, served,  # noqa: F811

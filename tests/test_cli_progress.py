@@ -212,7 +212,7 @@ def test_piped_the_waits_last_line_naming_a_failed_file_is_printed(monkeypatch: 
     monkeypatch.setattr("sys.stderr", err)
     write = progress_writer(clock=lambda: 0.0)
     write("sent 12/12 files (4.0 files/s)")
-    last = "indexed 11 of 12 files in 1m 55s; 1 failed: poi.docx — truncated or corrupt"
+    last = "indexed 11 of 12 files in 1m 55s; 1 failed: poi.docx"
     write(last)
     assert err.getvalue().splitlines() == ["sent 12/12 files (4.0 files/s)", last]
 

@@ -150,7 +150,43 @@ def test_ingest_wait_of_a_file_sent_earlier_that_fails_exits_1_with_its_reason(
     out, err = kb.run("ingest", "kb/a.md", "--wait", code=1)
     assert "failed             kb/a.md (LightRAG could not parse it)" in out, out
     line = _one_error_line(err)
-    assert "1 of 1 file(s) failed to index: kb/a.md: LightRAG could not parse it" in line, line
+    assert "1 of 1 file(s) failed to index: kb/a.md, its reason above" in line, line  # said once, in the report
+
+
+def test_ingest_wait_says_a_failed_files_reason_once_and_exits_1(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A broken DOCX's reason was said three times by one ``ingest --wait`` (nc29b): its report line, the wait's
+    last line and the Error line. Now the report line says it; the wait's last line and the Error line name
+    the file only. With ``--json`` (no progress, the report is data) the Error line keeps it."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
+    lines: list[str] = []
+    kb.host.progress = lambda line: lines.append(str(line))
+    out, err = kb.run("ingest", "kb/a.md", "--wait", code=1)
+    said = "\n".join([out, *lines, err])
+    assert said.count("LightRAG could not parse it") == 1, said
+    assert "failed             kb/a.md (LightRAG could not parse it)" in out, out
+    [last] = [x for x in lines if x.startswith("indexed ")]
+    assert last.startswith("indexed 0 of 1 files in ") and last.endswith("; 1 failed: kb/a.md"), lines
+    line = _one_error_line(err)
+    assert line.startswith("Error: 1 of 1 file(s) failed to index: kb/a.md, its reason above ("), line
+
+    _, err = kb.run("ingest", "kb/a.md", "--wait", "--json", code=1)
+    assert _one_error_line(err).startswith(
+        "Error: 1 of 1 file(s) failed to index: kb/a.md: LightRAG could not parse it ("), err
+
+
+def test_sync_wait_does_not_count_a_file_that_failed_as_indexed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sync --wait`` following a file the provider then failed ended "indexed 1/1 files in 3 s" above its Error
+    line (tests/test_docx_fallback.py's run); now its last line says it failed, as ``ingest --wait``'s does."""
+    kb = cli_kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md")  # sent, not waited for
+    lines: list[str] = []
+    kb.host.progress = lambda line: lines.append(str(line))
+    _, err = kb.run("sync", "--no-disk", "--wait", "5", code=1)
+    [last] = [x for x in lines if x.startswith("indexed ")]
+    assert last.startswith("indexed 0 of 1 files in ") and last.endswith("; 1 failed: kb/a.md"), lines
+    assert _one_error_line(err).startswith("Error: 1 file(s) failed to index: kb/a.md, its reason above"), err
 
 
 def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stuck: KB) -> None:
@@ -189,9 +225,11 @@ def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() 
     result = {"provider": {"failed": [{"path": "c.docx", "reason": "damaged"}],
                            "stillFailed": [{"path": "a.pdf", "reason": "no text"}, {"path": "b.docx", "reason": "x"}],
                            "waitTimedOut": None}}
-    problem = sync_outcome(result, listed=True)
+    problem = sync_outcome(result, listed=True)  # the text report above says why: not again
     assert problem is not None and problem.message == (
-        "1 file(s) failed to index: c.docx: damaged; 2 more still failed since an earlier run")
+        "1 file(s) failed to index: c.docx, its reason above; 2 more still failed since an earlier run")
+    problem = sync_outcome(result, listed=False)  # --json: the one line a person reads says it
+    assert problem is not None and problem.message.startswith("1 file(s) failed to index: c.docx: damaged; ")
     result["provider"]["waitTimedOut"] = {"seconds": 30.0, "stillWaiting": ["d.md"]}
     problem = sync_outcome(result, listed=True)
     assert problem is not None and problem.message.endswith(

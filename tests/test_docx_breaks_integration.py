@@ -51,7 +51,7 @@ def test_a_word_after_a_page_break_is_found_and_quoted_apart(tmp_path: Path, lig
     assert {i.source_path: i.status for i in report.items} == {
         f"port/{NAME}": "processed", "port/other.md": "processed"}, [(i.source_path, i.reason) for i in report.items]
     entry = next(e for e in host.registry().entries.values() if e.source_root_relative_path.endswith(NAME))
-    assert (entry.kind, entry.reading) == ("text_fallback", "fallback:3"), entry  # the DOCX reader's text
+    assert (entry.kind, entry.reading) == ("text_fallback", "fallback:4"), entry  # the DOCX reader's text
     assert "page or column breaks (1 paragraph(s))" in (entry.last_error or "")
 
     found = host.search("Kittiwakes nest on the breakwater ledges")

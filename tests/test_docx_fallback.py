@@ -135,7 +135,7 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
     assert (ws / "docs" / "c.docx").read_bytes() == broken  # the failed file is left as it was
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     last = proc.stderr.strip().splitlines()[-1]
-    assert last.startswith("Error: 1 file(s) failed to index: docs/c.docx: "), proc.stderr
+    assert last.startswith("Error: 1 file(s) failed to index: docs/c.docx, its reason above"), proc.stderr
     named = [ln for ln in proc.stdout.splitlines() if ln.startswith("failed:")]
     assert len(named) == 1 and "docs/c.docx" in named[0] and "damaged" in named[0], proc.stdout
 

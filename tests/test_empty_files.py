@@ -112,8 +112,8 @@ def test_a_broken_file_keeps_its_one_error_line_and_exit_1(kb: KB) -> None:
         out, err = kb.run("ingest", "kb", code=1)
         assert EMPTY_LINE in out.splitlines(), out
         [error] = [line for line in err.splitlines() if line.startswith("Error:")]
-        assert error.startswith(f"Error: 1 of {tried} file(s) failed to index: kb/broken.docx: "
-                                "File is not a zip file"), err
+        assert error.startswith(f"Error: 1 of {tried} file(s) failed to index: kb/broken.docx, its reason above"), err
+        assert "failed             kb/broken.docx (File is not a zip file" in out, out
 
 
 def test_an_indexed_file_emptied_on_disk_is_no_longer_cited_and_fails_no_sync(kb: KB) -> None:

@@ -11,37 +11,26 @@ picture identification (ID) include: driver's license, ...".
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.cleaning.quote import answer_quote
 from mnote_kr.citations.rank import e5, meaning
-from mnote_kr_docx_locator.reader import parse_file
-from tests.surfaces import OnePassage
+from tests.surfaces import HANDBOOK_ANSWER as ANSWER
+from tests.surfaces import HANDBOOK_QUESTION as QUESTION
+from tests.surfaces import OnePassage, handbook_paragraphs
 
-HANDBOOK = CORPUS / "docx" / "unstructured__handbook-872p.docx"
 REL = "docs/handbook.md"
-#: "Which documents may serve as photo identification?": no word of it in the paragraph.
-QUESTION = "哪些证件可以作为带照片的身份证明？"
-ANSWER = "Acceptable forms of picture identification"
 
 
 @pytest.fixture(scope="module")
 def paragraphs() -> list[str]:
     """Paragraphs 516, 519 and 521 of the handbook, read as the DOCX locator reads them; nothing written."""
-    before = hashlib.sha256(HANDBOOK.read_bytes()).hexdigest()
-    paras = parse_file(str(HANDBOOK), os.stat(HANDBOOK)).paragraphs
-    assert hashlib.sha256(HANDBOOK.read_bytes()).hexdigest() == before
-    out = [" ".join(paras[i].text.split()) for i in (516, 519, 521)]
-    assert out[1].startswith("Any document used to confirm") and ANSWER in out[1]
-    return out
+    return handbook_paragraphs()
 
 
 @pytest.fixture(autouse=True)

@@ -8,32 +8,24 @@ the search would embed (the int8 runtime's vectors move with their batch-mates):
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
 from typing import Any
 
 import numpy as np
 import pytest
-from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.cleaning.quote import answer_quote
 from mnote_kr.citations.rank import e5, meaning, quotesets
-from mnote_kr_docx_locator.reader import parse_file
-
-HANDBOOK = CORPUS / "docx" / "unstructured__handbook-872p.docx"
-QUESTION = "哪些证件可以作为带照片的身份证明？"
-ANSWER = "Acceptable forms of picture identification"
+from tests.surfaces import HANDBOOK_ANSWER as ANSWER
+from tests.surfaces import HANDBOOK_QUESTION as QUESTION
+from tests.surfaces import handbook_paragraphs
 
 
 @pytest.fixture(scope="module")
 def paragraphs() -> list[str]:
     """Paragraphs 516, 519 and 521 of the handbook, read as the DOCX locator reads them; nothing written."""
-    before = hashlib.sha256(HANDBOOK.read_bytes()).hexdigest()
-    paras = parse_file(str(HANDBOOK), os.stat(HANDBOOK)).paragraphs
-    assert hashlib.sha256(HANDBOOK.read_bytes()).hexdigest() == before
-    return [" ".join(paras[i].text.split()) for i in (516, 519, 521)]
+    return handbook_paragraphs()
 
 
 @pytest.fixture(autouse=True)

@@ -174,6 +174,7 @@ def test_each_issue_keeps_its_own_places_through_the_record_and_open_lists_each_
     assert idrecord.issue_for([msgspec.msgpack.decode(old, type=idrecord.Issue)], issue_key(Q1)) is None
     plan = msgspec.to_builtins(host.open(first.citation_id))
     # query, quote, time and the search's key (no places); viewerUrl is the served surfaces' (HTTP, CLI, MCP)
-    assert all(set(i) == {"searchQuery", "displayQuote", "issuedAt", "issue", "viewerUrl"} for i in plan["issues"])
+    assert all(set(i) == {"searchQuery", "displayQuote", "issuedAt", "issue", "viewerUrl", "searchMode", "searchScope"}
+               for i in plan["issues"])
     assert [(i["searchQuery"], i["issue"], i["viewerUrl"]) for i in plan["issues"]] == [
         (Q2, issue_key(Q2), None), (Q1, issue_key(Q1), None), (QUERY, issue_key(QUERY), None)]

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mnote_kr_testkit.browser import browser, chromium_path, read_png  # noqa: F401  (fixtures)
-from mnote_kr_testkit.fakes import fake_host
+from mnote_kr_testkit.browser import browser, chromium_path, ink_masks  # noqa: F401  (fixtures)
 
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web, webpages
+from tests.surfaces import note_host
 
 FORM = ("# zqvt intake form\n\nMarried \uf0fe Yes \uf0a8 No\n\nStatus \uf0fd rejected \uf0fe approved\n\n"
         "\uf078 approved by the board\n")
@@ -45,17 +44,12 @@ MARK_BOXES = """() => {
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[ApiServer, str]]:
-    ws = tmp_path / "ws"
-    (ws / "forms").mkdir(parents=True)
-    (ws / "forms" / "intake.md").write_text(FORM, encoding="utf-8")
-    before = (ws / "forms" / "intake.md").read_bytes()
-    host, _ = fake_host(ws)
-    host.roots_add(ws / "forms")
-    host.ingest([ws / "forms"])
+    host, note = note_host(tmp_path, "forms/intake.md", FORM)
+    before = note.read_bytes()
     cid = host.search("zqvt intake form", top_k=5).results[0].citation_id
     with ApiServer(host, write_token_file=False) as server:
         yield server, cid
-    assert (ws / "forms" / "intake.md").read_bytes() == before
+    assert note.read_bytes() == before
 
 
 def test_a_forms_wingdings_boxes_are_drawn_as_the_boxes_the_quotes_show(browser, served) -> None:  # noqa: F811
@@ -66,19 +60,11 @@ def test_a_forms_wingdings_boxes_are_drawn_as_the_boxes_the_quotes_show(browser,
         response = tab.goto(web.entry_url(server, webpages.view_url(cid)))
         assert response is not None and response.status == 200
         texts = tab.evaluate("() => [...document.querySelectorAll('article.doc .para')].map(p => p.innerText)")
-        boxes: list[Any] = tab.evaluate(MARK_BOXES)
-        width, _, rows = read_png(tab.screenshot(full_page=True))
+        masks = ink_masks(tab.screenshot(full_page=True), tab.evaluate(MARK_BOXES))
     finally:
         context.close()
     assert texts[1:] == SHOWN, texts  # the quotes' characters, one for one
     assert not any(0xE000 <= ord(ch) <= 0xF8FF for t in texts for ch in t)
-    bpp = len(rows[0]) // width
-    masks: dict[str, bytes] = {}
-    for ch, x0, y0, x1, y1 in boxes:
-        mask = bytearray()
-        for y in range(round(y0), round(y1)):
-            mask.extend(1 if min(rows[y][x * bpp:x * bpp + 3]) < 140 else 0 for x in range(round(x0), round(x1)))
-        masks.setdefault(ch, bytes(mask))
     assert set(masks) == {"\u2611", "\u2612", "\u25fb"}, set(masks)
     assert all(sum(m) for m in masks.values())  # ink: drawn
     assert len(set(masks.values())) == 3  # each its own shape: glyphs, not one missing-glyph box

@@ -105,3 +105,32 @@ def test_replay_reads_a_dumps_places_again_beside_the_flags_the_run_recorded() -
     assert flagged["rule"] == {"off-topic": [], "off-topic numbers": []}  # "point" clears it; Tokyo's answer too
     assert flagged["two_terms"]["off-topic"] == ["off00"]  # one word of three in one passage
     assert set(flagged) == {"today", "rule", *weak_variants.VARIANTS}
+
+
+def test_no_held_out_set_has_its_searches_named_with_or_without_held_out(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Round 29's script named the old ``heldout`` set's questions by id without ``--held-out`` (only heldout2 and
+    heldout3 were kept apart): any set named ``heldout...`` is held out, counted only with ``--held-out``, never named
+    (review30)."""
+    import json
+
+    import retrieval_labels
+
+    sets = {"old": [{"id": "old-1"}], "heldout": [{"id": "h1-1"}, {"id": "h1-2"}], "heldout2": [{"id": "h2-1"}],
+            "heldout9": [{"id": "h9-1"}], "tune3": [{"id": "t3-1"}]}
+    monkeypatch.setattr(retrieval_labels, "load_sets", lambda: ([], sets))
+    # every search recorded weak, and the rule today finds none weak (no place kept): each newly cleared
+    dump = {q["id"]: {"q": "What is the boiling point of mercury?", "weak": True, "read": []}
+            for qs in sets.values() for q in qs}
+    (tmp_path / "dump.json").write_text(json.dumps(dump), encoding="utf-8")
+    for extra in ([], ["--held-out"]):
+        monkeypatch.setattr(sys, "argv", ["weak_variants.py", "--dump", str(tmp_path / "dump.json"), *extra])
+        assert weak_variants.main() == 0
+        out = capsys.readouterr().out
+        assert "old-1" in out and "t3-1" in out, out  # the tuning sets' searches: named
+        assert not any(key in out for key in ("h1-1", "h1-2", "h2-1", "h9-1")), out
+        counted = [line for line in out.splitlines() if line.startswith("rule, heldout")]
+        assert len(counted) == (3 if extra else 0), out  # counted, as aggregates, only when asked
+    assert "rule, heldout: weak 0/2 (today 2), newly weak 0, newly cleared 2" in out, out
+    assert [weak_variants.is_held_out(g) for g in ("heldout", "heldout3", "off-topic held out", "tune5", "old")] == [
+        True, True, True, False, False]

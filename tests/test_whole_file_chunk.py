@@ -14,21 +14,17 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr import hookimpl
 from mnote_kr.context import ProviderContext
 from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+from tests.surfaces import note_host
 
 LOG = "boot ok\nkernel: disk full on /var, writes paused\nnet: link up\n"
 
 
 def test_a_small_files_only_chunk_keeps_its_first_word(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    (ws / "logs").mkdir(parents=True)
-    (ws / "logs" / "app.md").write_text(LOG, encoding="utf-8")
-    before = (ws / "logs" / "app.md").read_bytes()
-    host, _ = fake_host(ws)
-    host.roots_add(ws / "logs")
-    host.ingest([ws / "logs"])
+    host, note = note_host(tmp_path, "logs/app.md", LOG)
+    before = note.read_bytes()
     (c,) = host.search("disk full", top_k=5).results
     assert (c.context_quote or "").startswith("boot ok"), c.context_quote
-    assert (ws / "logs" / "app.md").read_bytes() == before
+    assert note.read_bytes() == before
 
 
 def test_a_window_of_a_long_file_still_loses_a_cut_first_word(tmp_path: Path) -> None:

@@ -69,11 +69,12 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float, *, idle: b
     bound.saw(moves(entries, {}))  # what the first look changes (a queued file sent) is progress
     batch = entries
     activity: dict[str, ProviderActivity] = {}
+    failed: dict[str, str] = {}  # not counted indexed (the integration run read "indexed 1/1 files" of a failed one)
     shown = False
     while True:
         now = {e.source_root_relative_path: e for e in batch}
         waiting = [r for r in indexing if r in now and being_indexed(now[r])]
-        line = view.step(waiting, activity) if waiting else None
+        line = view.step(waiting, activity, failed) if waiting else None
         if line is not None:
             shown = True
             host.progress(line)
@@ -82,10 +83,12 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float, *, idle: b
         activity = {u.source_root_relative_path: u.activity for u in updates if u.activity is not None}
         host.apply_updates(updates)
         reg = host.registry()
+        failed = {r: e.last_error or "indexing failed" for r in indexing
+                  if (e := reg.entries.get(r)) is not None and e.status == "failed"}
         batch = [e for r in rels if (e := reg.entries.get(r)) is not None and unfinished(e)]
         if not batch:
             if shown:
-                host.progress(view.finished())
+                host.progress(view.finished(failed))
             return
         bound.saw(moves(batch, activity))
         if bound.remaining() <= 0:  # the caller says so (the CLI: one line and exit 1)

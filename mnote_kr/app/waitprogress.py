@@ -11,8 +11,8 @@ most every ``detail_every_s``; with nothing new, a heartbeat every ``heartbeat_s
 said only a later time). No rate and no ETA: the files of one ingest differ a thousandfold in size (a handbook
 beside a note), so files per second falls to 0.0 while the work goes on, and how long the provider's steps after
 the chunks take (merging into the graph) is not known in advance (the step after it, placing by meaning, says
-its time left: its paragraphs are alike). The last line counts the files that failed apart, with their reasons;
-:func:`steps_note` names both steps before the wait.
+its time left: its paragraphs are alike). The last line counts the files that failed apart, by name (the report
+says why); :func:`steps_note` names both steps before the wait.
 
 Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
 carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mnote_kr.core.progresstext import NAMES_SHOWN, ProgressText, elapsed_text, names_text
+from mnote_kr.core.progresstext import ProgressText, elapsed_text, names_text
 from mnote_kr.models import ProviderActivity
 
 __all__ = ["PLACING_NOTE", "ProgressText", "WaitProgress", "elapsed_text", "names_text", "steps_note"]
@@ -79,7 +79,8 @@ class WaitProgress:
 
     def finished(self, failed: Mapping[str, str] | None = None) -> ProgressText:
         """The line once every file is indexed or failed: how many were indexed, how long the wait took, and
-        the files that failed with their reasons (nc24a read "indexed 12/12 files" where one had failed)."""
+        the files that failed by name (nc24a read "indexed 12/12 files" where one had failed); their reasons
+        are in ``detail`` and in the report the wait ends with."""
         elapsed = self.clock() - self.started
         failed = dict(failed or {})
         indexed = self.total - len(failed)
@@ -87,8 +88,11 @@ class WaitProgress:
                   "waiting": [], "working": [], "queued": [], "done": True}
         if not failed:
             return ProgressText(f"indexed {self.total}/{self.total} files in {elapsed_text(elapsed)}", detail)
+        # named, not explained: the report that follows says each reason (nc29b read a broken DOCX's reason
+        # three times: report line, this line, the Error line); ``detail`` keeps them as data
         return ProgressText(f"indexed {indexed} of {self.total} files in {elapsed_text(elapsed)}; "
-                            f"{failed_text(failed)}", {**detail, "failed": _failed_list(failed)})
+                            f"{len(failed)} failed: {names_text(list(failed))}",
+                            {**detail, "failed": _failed_list(failed)})
 
     def _working(self, waiting: Sequence[str], activity: dict[str, ProviderActivity],
                  now: float) -> list[dict[str, Any]]:
@@ -153,21 +157,6 @@ def steps_note(files: int) -> ProgressText:
 PLACING_NOTE = ProgressText("note: step 2 of 2: placing by meaning (the files indexed are citable by words "
                             "meanwhile; the time left is said once the pace is known)",
                             {"step": "plan", "steps": ["wait", "embed"], "now": "embed"})
-
-
-#: Characters of a failed file's reason the wait's last line keeps (``status`` and the report say it whole).
-REASON_CHARS = 160
-
-
-def failed_text(failed: Mapping[str, str]) -> str:
-    """``1 failed: poi.docx — truncated or corrupt ...``: each file that failed with its reason, the first few."""
-    said = []
-    for path, reason in list(failed.items())[:NAMES_SHOWN]:
-        reason = " ".join(reason.split())
-        reason = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS - 1].rstrip() + "…"
-        said.append(f"{path} — {reason}")
-    more = f"; and {len(failed) - NAMES_SHOWN} more ('mnote-kr status' lists them)" if len(failed) > NAMES_SHOWN else ""
-    return f"{len(failed)} failed: " + "; ".join(said) + more
 
 
 def _failed_list(failed: Mapping[str, str]) -> list[dict[str, str]]:

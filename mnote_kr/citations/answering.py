@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from mnote_kr.citations import pipeline as _pl
-from mnote_kr.citations.caches.citecache import remember_grounded, remember_shown
+from mnote_kr.citations.caches.citecache import Search, remember_grounded, remember_shown
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
 from mnote_kr.citations.map.notindexed import uncitable
@@ -24,7 +24,7 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.render.alsoasked import held_note
 from mnote_kr.citations.render.claims import id_anchor, place_key
-from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, issue_key
+from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.models import AgentQueryResult, Citation, GroundedSentence, LocateRequest
 
@@ -57,8 +57,8 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
                                       lambda c: _pl._settled(host.plugins, c, query, unanchored), query,
                                       lambda: _pl.libwords.for_search(host.workspace.index_dir,
                                                                       reg.counts().get("processed", 0)))
-    issue = issue_key(query, mode, scope_rels)  # this search's (its query, mode and scope): viewer links name it
-    citations, folded = remember_shown(host, citations, folded, reg, issue)  # as issued (an ID held elsewhere: renamed)
+    search = (mode, scope_rels)  # this search's mode and scope: its IDs keep them, viewer links name its key
+    citations, folded = remember_shown(host, citations, folded, reg, search)  # as issued (an ID held elsewhere: new)
     answer: str | None = None
     sentences: list[GroundedSentence] = []
     if result.answer is not None:  # each sentence marked with the place that supports it
@@ -66,7 +66,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
         ids = {c.citation_id for c in shown}
         # and every passage's best place (not the places behind them that were not shown: unquoted)
         more = [c for c in every if c.citation_id not in ids and c.display_quote is not None]
-        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer), shown + more, issue)
+        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer), shown + more, search)
     notes = list(result.notes) + ([rerank_note] if rerank_note else [])
     if any(not s.supported for s in sentences):
         notes.append(f"{sum(not s.supported for s in sentences)} sentence(s) of the answer are supported by no "
@@ -84,7 +84,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
 
 
 def ground_answer(host: Host, answer: str, places: list[Citation],
-                  issue: str | None = None) -> tuple[str, list[GroundedSentence]]:
+                  search: Search | None = None) -> tuple[str, list[GroundedSentence]]:
     """``grounding.ground`` with the files' own locators: a sentence lands on the paragraph or block
     of its place's chunk that holds it; a place no citation of the search had gets its own ID (remembered)."""
     taken = {c.citation_id for c in places}
@@ -132,4 +132,4 @@ def ground_answer(host: Host, answer: str, places: list[Citation],
 
     marked, sentences = ground(answer, places, locate, written)
     cited = [c for c in places if c.citation_id in {s.citation_id for s in sentences}] + list(minted.values())
-    return remember_grounded(host, cited, marked, sentences, issue)  # as issued: an ID held elsewhere is renamed
+    return remember_grounded(host, cited, marked, sentences, search)  # as issued: an ID held elsewhere is renamed

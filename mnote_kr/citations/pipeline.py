@@ -36,7 +36,7 @@ from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render import placechunk
 from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
-from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key, issue_key
+from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.kindclaims import without_unstated_kind
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.render.thinclaims import without_thin_claim
@@ -570,7 +570,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels),
                                                   absent_scope(host, reg, scope_rels), diagnostics.get("heldWords"))
-    citations, folded = remember_shown(host, citations, folded, reg, issue_key(query, mode, scope_rels))  # as issued
+    citations, folded = remember_shown(host, citations, folded, reg, (mode, scope_rels))  # as issued
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     answercache.write_behind()  # the locate answers it found, written now that it has its result
     return SearchResults(

@@ -4,7 +4,8 @@ Not everything made it when a file failed to index in this run (for ``sync``, a 
 run and unchanged since is not sent again and is no new failure: its report names it, ``stillFailed``, and
 it exits 0 for it), or when a ``--wait`` ended with files still being indexed, nothing having moved for its
 seconds (the provider goes on with them; ``sync --wait`` follows them): both commands then exit 1 with one
-line naming the first file, and a report a script can read (``--json``: ``failed`` items, ``stillFailed``,
+line naming the first file (its reason too when the report is JSON: the text report's line says it), and a
+report a script can read (``--json``: ``failed`` items, ``stillFailed``,
 ``waitTimedOut``). No click here.
 """
 
@@ -28,13 +29,15 @@ Failed = list[tuple[str, str | None]]
 NOT_TRIED = frozenset({"excluded", "skipped", "already_registered", "moved", "refused"})
 
 
-def ingest_outcome(report: IngestReport) -> MnoteKrError | None:
-    """The error ``ingest`` ends with after its report (the failed files are listed above it), or None."""
+def ingest_outcome(report: IngestReport, *, listed: bool = True) -> MnoteKrError | None:
+    """The error ``ingest`` ends with after its report, or None. ``listed``: the report above it is text,
+    a line per failed file with its reason, which the error then does not say again (nc29b read a broken
+    DOCX's reason three times); with ``--json`` it says the first file's reason."""
     failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
     timed_out = report.wait_timed_out
     late = (timed_out.seconds, timed_out.still_waiting) if timed_out is not None else None
     tried = sum(1 for item in report.items if item.status not in NOT_TRIED)
-    return _outcome(failed, f"{len(failed)} of {tried}", late, listed=True)
+    return _outcome(failed, f"{len(failed)} of {tried}", late, listed=listed)
 
 
 def sync_reasons(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> None:
@@ -95,8 +98,11 @@ def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *
     those still failed since an earlier run, and a wait that ended first, in that order."""
     earlier = earlier or []
     parts: list[str] = []
-    if failed:
-        parts.append(f"{count} file(s) failed to index: {failed[0][0]}: {failed[0][1]}{_more(failed, listed)}")
+    if failed and listed:  # each with its reason on its line of the report above
+        parts.append(f"{count} file(s) failed to index: {failed[0][0]}{_more(failed)}, "
+                     + ("its reason above" if len(failed) == 1 else "each with its reason above"))
+    elif failed:
+        parts.append(f"{count} file(s) failed to index: {failed[0][0]}: {failed[0][1]}{_more(failed)}")
     if earlier and failed:
         parts.append(f"{len(earlier)} more still failed since an earlier run")
     if late:
@@ -114,8 +120,8 @@ def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *
     return IngestFailedError(message, hint=hint)
 
 
-def _more(files: Failed, listed: bool) -> str:
-    return f" and {len(files) - 1} more" + (" (listed above)" if listed else "") if len(files) > 1 else ""
+def _more(files: Failed) -> str:
+    return f" and {len(files) - 1} more" if len(files) > 1 else ""
 
 
 def _timeout_text(seconds: float, still: list[str]) -> str:

@@ -41,7 +41,7 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
     # wait ended), the exit code and one line say so.
     from mnote_kr.cli.outcome import ingest_outcome
 
-    problem = ingest_outcome(report)
+    problem = ingest_outcome(report, listed=not as_json)
     if problem is not None:
         raise problem
 

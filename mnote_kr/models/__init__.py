@@ -327,6 +327,10 @@ class Citation(Frozen, frozen=True, kw_only=True):
     #: The key of the search that issued it (``render.ids.issue_key`` of its query, mode and scope): the
     #: ``issue`` of its ``viewerUrl`` and of a shell's ``mnote-kr.locate`` message. Null until issued.
     issue: str | None = None
+    #: The mode and scope of that search (``IssuedQuote.search_mode``, ``search_scope``): the viewer's way back
+    #: runs it again as it was. Null until issued, or not known (an ID printed before mnote-kr kept them).
+    search_mode: str | None = None
+    search_scope: list[str] | None = None
 
 
 #: Places of a file shown behind its first one (``Citation.alternatives``).

@@ -21,3 +21,8 @@ class IssuedQuote(Frozen, frozen=True, kw_only=True):
     issue: str | None = None
     #: ``http://127.0.0.1:PORT/view/ID?issue=KEY`` while ``mnote-kr serve`` runs for the workspace, else null.
     viewer_url: str | None = None
+    #: The search's mode (``mix``, ``naive``, ...; ``hybrid`` is ``mix``) and scope (root-relative paths, [] the
+    #: whole library): what tells two searches of the same words apart (nc29b: three issues alike but their
+    #: keys). Null when not known: an ID printed in another mode or scope before mnote-kr kept them.
+    search_mode: str | None = None
+    search_scope: list[str] | None = None

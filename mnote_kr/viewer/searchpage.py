@@ -9,7 +9,7 @@ in ``webpages``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from html import escape
 
 from mnote_kr.citations.render.alsoasked import held_note
@@ -78,20 +78,25 @@ def _unnamed(rest: list[Citation], query: str, listed: bool) -> str:
             + "".join(card(c, query, short=True) for c in rest) + "</ol></details>")
 
 
-def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iterable[str] = (),
+def search_page(query: str = "", mode: str = "mix", scope: str | Sequence[str] = "", roots: Iterable[str] = (),
                 results: SearchResults | None = None, error: tuple[str, str | None] | None = None) -> str:
-    """The search form, and the result cards when a query was run."""
+    """The search form, and the result cards when a query was run. ``scope``: the path(s) searched; one that is
+    no indexed folder (a file, a subfolder: the viewer's way back to a scoped search) is an option of its own,
+    chosen, and several make the list a multiple choice, so the form searches the same scope again."""
     modes = "".join(f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in MODES)
+    chosen = [s for s in ([scope] if isinstance(scope, str) else scope) if s]
     # A root at the workspace itself ('roots add .', path "") is what "all indexed folders" already covers.
+    options = [r for r in roots if r not in ("", ".")]
+    options += [s for s in chosen if s not in options]
     scopes = '<option value="">all indexed folders</option>' + "".join(
-        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>'
-        for r in roots if r not in ("", "."))
+        f'<option value="{escape(r)}"{" selected" if r in chosen else ""}>{escape(r)}</option>' for r in options)
+    several = " multiple" if len(chosen) > 1 else ""
     form = (
         '<form class="search" method="get" action="/" role="search">'
         f'<input id="q" name="q" type="search" value="{escape(query)}" placeholder="Search your sources" '
         'autofocus required aria-label="query">'
         f'<select name="mode" aria-label="mode">{modes}</select>'
-        f'<select name="scope" aria-label="folder">{scopes}</select>'
+        f'<select name="scope" aria-label="folder"{several}>{scopes}</select>'
         '<button type="submit">Search</button></form>'
     )
     parts = [form]

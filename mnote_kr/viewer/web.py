@@ -262,7 +262,8 @@ def _static(reply: Reply, name: str) -> None:
 def _search(reply: Reply, host: Host, query: dict[str, list[str]]) -> None:
     q = (query.get("q") or [""])[-1].strip()
     mode = (query.get("mode") or ["mix"])[-1]
-    scope = (query.get("scope") or [""])[-1].strip()
+    # each ``scope`` a path the search covers (the viewer's way back carries a scoped search's, nc29b)
+    scope = [s.strip() for s in query.get("scope") or [] if s.strip()]
     roots = [r.root_relative_path for r in host.roots_list()]
     if not q:
         reply.html(200, searchpage.search_page(mode=mode, scope=scope, roots=roots))
@@ -270,7 +271,7 @@ def _search(reply: Reply, host: Host, query: dict[str, list[str]]) -> None:
     try:
         if mode not in searchpage.MODES:
             raise UsageError(f"Unknown mode {mode!r}", hint="choose " + ", ".join(searchpage.MODES))
-        paths = [str(host.workspace.resolve(scope, base=host.root)[0])] if scope else []
+        paths = [str(host.workspace.resolve(s, base=host.root)[0]) for s in scope]
         results = host.search(q, scope=paths, mode=mode, top_k=20)
     except MnoteKrError as exc:
         reply.html(exc.http_status, searchpage.search_page(q, mode, scope, roots, error=(exc.message, exc.hint)))

@@ -36,6 +36,7 @@ from mnote_kr.models import (
 )
 from mnote_kr.viewer.fonts import displayable
 from mnote_kr.viewer.marking import mark_query, sentence_span  # tests and callers use mark_query from here too
+from mnote_kr.viewer.searchlinks import results_link  # tests use it from here
 
 
 def bare_id(citation_id: str) -> str:
@@ -166,20 +167,13 @@ def _place_nav(c: Citation, place: int) -> str:
     return "".join(parts)
 
 
-def results_link(query: str) -> str:
-    """The way back from the viewer to the search that cited it (the query kept in the URL)."""
-    href = "/?" + urlencode({"q": query}) if query.strip() else "/"
-    label = "‹ back to the results" if query.strip() else "‹ search"
-    return f'<p class="back"><a id="back-to-results" rel="up" href="{escape(href)}">{label}</a></p>'
-
-
 def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1, note: str | None = None) -> str:
     heading = " › ".join(c.heading_path)
     notice = f'<p class="opened" role="status">{escape(opened)}</p>' if opened else ""
     if note:  # the search the URL named is not kept: the newest is shown
         notice += f'<p class="banner issue-gone" role="note">{escape(note)}</p>'
     return (
-        f'<section class="viewer-head">{results_link(c.search_query)}'
+        f'<section class="viewer-head">{results_link(c.search_query, c.search_mode, c.search_scope)}'
         f'<div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
         f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
         + (f'<div class="heading">{escape(heading)}</div>' if heading else "")

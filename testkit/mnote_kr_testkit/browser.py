@@ -131,6 +131,21 @@ def read_png(data: bytes) -> tuple[int, int, list[bytes]]:
     return width, height, rows
 
 
+def ink_masks(png: bytes, boxes: list[Any], dark: int = 140) -> dict[str, bytes]:
+    """Each character of ``boxes`` (``[char, x0, y0, x1, y1]`` in the page's pixels, as a DOM ``Range`` gives them)
+    -> its box's ink in the screenshot ``png``: a byte a pixel, 1 where it is dark (every channel below ``dark``);
+    a character's first box. Two glyphs of one character draw the same mask, a missing-glyph box the same for all."""
+    width, _, rows = read_png(png)
+    bpp = len(rows[0]) // width
+    out: dict[str, bytes] = {}
+    for ch, x0, y0, x1, y1 in boxes:
+        mask = bytearray()
+        for y in range(round(y0), round(y1)):
+            mask.extend(1 if min(rows[y][x * bpp:x * bpp + 3]) < dark else 0 for x in range(round(x0), round(x1)))
+        out.setdefault(ch, bytes(mask))
+    return out
+
+
 def page_view_geometry(page: Any) -> dict[str, Any]:
     """On a viewer page (``/view/{id}`` of a paged source), once its page image has loaded: the
     image's and the primary highlight's screen boxes (``img``, ``hl``), the page frame's size in

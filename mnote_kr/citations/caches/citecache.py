@@ -47,7 +47,7 @@ import msgspec
 
 from mnote_kr.citations.caches import idrecord, idstore
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.render.ids import citation_id, issue_key
+from mnote_kr.citations.render.ids import citation_id, issue_key, search_of
 from mnote_kr.core import paths
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR
@@ -87,6 +87,9 @@ class _Issued(Citation, frozen=True, kw_only=True):
 
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
 _line_decoder = msgspec.json.Decoder(_Issued)
+
+#: A search's mode and its scope (root-relative paths): with its query, what its issue key hashes.
+Search = tuple[str, Sequence[str]]
 
 #: Per workspace id: (place, citation, source hash, the searches that printed it) of the IDs this process
 #: issued, newest last.
@@ -181,10 +184,11 @@ def issued_as(host: Host, citation_id: str, key: str | None) -> tuple[Citation, 
     if issue is None or issue.alternatives is None or issue.locator is None:
         return citation, source_hash, False
     loc = issue.locator
+    mode, scope = idrecord.searched(issue)
     return msgspec.structs.replace(
         citation, search_query=issue.search_query, display_quote=issue.display_quote, alternatives=issue.alternatives,
         locator=loc, locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
-        issue=key), source_hash, True
+        issue=key, search_mode=mode, search_scope=scope), source_hash, True
 
 
 def _lookup(host: Host, citation_id: str) -> tuple[Citation, str, list[idrecord.Issue]] | None:
@@ -305,11 +309,13 @@ def _plain(found: Citation) -> Citation:
 
 
 def remember(host: Host, citations: list[Citation], registry: Registry | None = None,
-             issue: str | None = None) -> list[Citation]:
+             issue: str | None = None, search: Search | None = None) -> list[Citation]:
     """Keep issued citations so ``open`` works across processes, each with its file's content hash
     in ``registry`` (the one the citations were built from; by default the host's now), and the key of the
     search that issued them (``issue``: ``render.ids.issue_key`` of its query, mode and scope; by default each
-    citation's query's: a search in the default mode over the whole library).
+    citation's query's: a search in the default mode over the whole library). ``search``: that search's mode and
+    scope (root-relative paths), kept with its key so ``open`` and the viewer's way back can say them (its key
+    is then theirs: ``issue`` is not needed).
 
     Returns the citations as issued: one whose ID the store (or, with the log off, this process)
     holds for another place gets an ID of its own (``RENAMED_LENGTH`` characters, deterministic for
@@ -317,7 +323,7 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     """
     if not citations:
         return citations
-    citations = [msgspec.structs.replace(c, issue=issue or issue_key(c.search_query)) for c in citations]
+    citations = [_as_issued(c, issue, search) for c in citations]
     reg = registry if registry is not None else host.registry()
     hashes = [_source_hash(reg, c) for c in citations]
     places = [idrecord.place_of(c) for c in citations]
@@ -349,6 +355,22 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
         return renamed
     _keep_in_memory(ws, renamed, places, hashes, now, histories)
     return renamed
+
+
+def _as_issued(c: Citation, issue: str | None, search: Search | None) -> Citation:
+    """``c`` with the key, mode and scope of the search that issued it (mode and scope None when a key alone was
+    given that is neither its query's own nor that of the mode and scope ``c`` says: not known)."""
+    if search is None and c.search_mode is not None and c.search_scope is not None:
+        search = (c.search_mode, c.search_scope)
+        if issue is not None and issue != issue_key(c.search_query, *search):
+            search = None
+    if search is not None and (issue is None or issue == issue_key(c.search_query, *search)):
+        mode, scope = search_of(*search)
+        return msgspec.structs.replace(c, issue=issue_key(c.search_query, mode, scope), search_mode=mode,
+                                       search_scope=scope)
+    c = msgspec.structs.replace(c, issue=issue or issue_key(c.search_query), search_mode=None, search_scope=None)
+    mode, scope = idrecord.searched(c)
+    return msgspec.structs.replace(c, search_mode=mode, search_scope=scope)
 
 
 def _written(host: Host, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str],
@@ -393,18 +415,18 @@ def _write(put: Callable[..., Any], rows: Sequence[tuple[str, int, idrecord.Reco
 
 
 def remember_shown(host: Host, shown: list[Citation], folded: list[Citation], registry: Registry,
-                   issue: str | None = None) -> tuple[list[Citation], list[Citation]]:
+                   search: Search | None = None) -> tuple[list[Citation], list[Citation]]:
     """:func:`remember` for a search's citations and the places folded into them (their alternatives)."""
-    issued_now = remember(host, shown + folded, registry, issue)
+    issued_now = remember(host, shown + folded, registry, search=search)
     return issued_now[:len(shown)], issued_now[len(shown):]
 
 
 def remember_grounded(host: Host, citations: list[Citation], answer: str, sentences: list[GroundedSentence],
-                      issue: str | None = None) -> tuple[str, list[GroundedSentence]]:
+                      search: Search | None = None) -> tuple[str, list[GroundedSentence]]:
     """:func:`remember` for the places an answer's sentences cite; a renamed ID is renamed in the
     answer's markers and sentences too (the IDs of ``citations`` are distinct: one result's)."""
     renames = {old.citation_id: new.citation_id
-               for old, new in zip(citations, remember(host, citations, issue=issue), strict=True)
+               for old, new in zip(citations, remember(host, citations, search=search), strict=True)
                if old.citation_id != new.citation_id}
     if not renames:
         return answer, sentences

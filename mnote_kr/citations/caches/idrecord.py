@@ -38,7 +38,7 @@ from mnote_kr.citations.render.ids import issue_key
 from mnote_kr.models import Citation, CitationDiagnostics, IssuedQuote, Locator, Place
 
 __all__ = ["MAX_ISSUES", "PACK_MAX", "ZLIB_LEVEL", "Issue", "Record", "decode", "encode", "history", "issue_for",
-           "issue_of", "issues", "key_of", "pack", "place_of", "plain", "record_of", "to_citation"]
+           "issue_of", "issues", "key_of", "pack", "place_of", "plain", "record_of", "searched", "to_citation"]
 
 
 class Issue(IssuedQuote, frozen=True, kw_only=True, omit_defaults=True):
@@ -75,6 +75,8 @@ class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     source_map_path: str | None = None
     issued_at: str = ""  # when this search printed the ID (UTC, ISO 8601)
     issue: str | None = None  # its issue key when not its query's own (another mode or a scope: ``own_key``)
+    search_mode: str | None = None  # and then that search's mode and scope (``searched``)
+    search_scope: list[str] | None = None
     earlier: list[Issue] = []  # the searches that printed the ID before it, newest first (``history``)
 
 
@@ -124,15 +126,26 @@ MAX_ISSUES = 8
 
 
 def issue_of(c: Citation, issued_at: str = "") -> Issue:
-    """What the search that issued ``c`` showed under its ID: its query, quote, places and issue key."""
+    """What the search that issued ``c`` showed under its ID: its query, quote, places, issue key, and its mode
+    and scope when they are not the default's (its key says those)."""
+    key = _stored_key(c.issue, c.search_query)
     return Issue(search_query=c.search_query, display_quote=c.display_quote, issued_at=issued_at, places=True,
-                 alternatives=_bare(c.alternatives), locator=c.locator, issue=_stored_key(c.issue, c.search_query))
+                 alternatives=_bare(c.alternatives), locator=c.locator, issue=key,
+                 search_mode=c.search_mode if key else None, search_scope=c.search_scope if key else None)
 
 
 def key_of(issue: IssuedQuote) -> str:
     """The issue key of the search ``issue`` stands for: its own, else its query's (an issue of the default mode
     and no scope, or one written before keys told modes and scopes apart: round 28's links still open)."""
     return issue.issue or issue_key(issue.search_query)
+
+
+def searched(issue: IssuedQuote | Citation) -> tuple[str | None, list[str] | None]:
+    """The mode and scope of the search ``issue`` stands for: the default's (``mix``, the whole library) when its
+    key is its query's own, else as kept (None, None: an issue kept before modes and scopes were)."""
+    if (issue.issue or issue_key(issue.search_query)) == issue_key(issue.search_query):
+        return "mix", []
+    return issue.search_mode, issue.search_scope
 
 
 def _stored_key(key: str | None, search_query: str) -> str | None:
@@ -145,9 +158,10 @@ def _bare(places: list[Place]) -> list[Place]:
 
 
 def plain(issued: Sequence[IssuedQuote]) -> list[IssuedQuote]:
-    """``issued`` as the open plan's contract gives them: query, quote, time and issue key (no places)."""
+    """``issued`` as the open plan's contract gives them: query, quote, time, issue key, mode and scope (no
+    places)."""
     return [IssuedQuote(search_query=i.search_query, display_quote=i.display_quote, issued_at=i.issued_at,
-                        issue=key_of(i)) for i in issued]
+                        issue=key_of(i), search_mode=searched(i)[0], search_scope=searched(i)[1]) for i in issued]
 
 
 def history(latest: Issue, before: list[Issue]) -> list[Issue]:
@@ -165,7 +179,8 @@ def issues(record: Record) -> list[Issue]:
     """The searches that printed ``record``'s ID, newest first (its own query and quote, then ``earlier``),
     each with the places it showed (whole: a kept issue's None is the record's own)."""
     latest = Issue(search_query=record.search_query, display_quote=record.display_quote, issued_at=record.issued_at,
-                   places=True, alternatives=record.alternatives, locator=record.locator, issue=record.issue)
+                   places=True, alternatives=record.alternatives, locator=record.locator, issue=record.issue,
+                   search_mode=record.search_mode, search_scope=record.search_scope)
     return [latest, *(msgspec.structs.replace(
         i, alternatives=record.alternatives if i.alternatives is None else i.alternatives,
         locator=record.locator if i.locator is None else i.locator) if i.places else i for i in record.earlier)]
@@ -198,7 +213,7 @@ def record_of(c: Citation, source_hash: str, issued: list[Issue] | None = None) 
         search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
         alternatives=_bare(c.alternatives),
         source_map_path=c.source_map_path, issued_at=latest.issued_at, issue=_stored_key(latest.issue, c.search_query),
-        earlier=[_compact(i, c) for i in earlier])
+        search_mode=latest.search_mode, search_scope=latest.search_scope, earlier=[_compact(i, c) for i in earlier])
 
 
 def _deflate(data: bytes, level: int) -> bytes:
@@ -256,6 +271,9 @@ def to_citation(record: Record, source_path: str) -> Citation:
     """The citation a record stands for (``source_path``: its file's path now); fields the store does not
     keep get neutral values."""
     quote_source = "sidecar" if record.block_id else "chunk"
+    key = record.issue or issue_key(record.search_query)
+    mode, scope = searched(Issue(search_query=record.search_query, issue=key, search_mode=record.search_mode,
+                                 search_scope=record.search_scope))
     return Citation(
         provider=record.provider, citation_id=record.id, source_id=record.source_id,
         source_path=source_path,
@@ -270,4 +288,4 @@ def to_citation(record: Record, source_path: str) -> Citation:
                                         sidecar_block_mapped=bool(record.block_id), display_cleaned=True,
                                         locator_text_source=quote_source),
         source_map_path=record.source_map_path, context_quote=record.context_quote,
-        alternatives=record.alternatives, issue=record.issue or issue_key(record.search_query))
+        alternatives=record.alternatives, issue=key, search_mode=mode, search_scope=scope)

@@ -92,6 +92,12 @@ def _boxes(text: str) -> dict[int, str]:
     return boxes
 
 
+def symbol_char(code: int) -> str:
+    """The Symbol font's character at ``code`` (its code, or Word's private-use one: 0xF000 added), ``UNKNOWN`` for
+    a code the font leaves empty: a character named as the Symbol font's (``wordsym``), no other font's reading."""
+    return _SYMBOL.get(code - 0xF000 if code >= 0xF000 else code, UNKNOWN)
+
+
 def as_drawn(text: str) -> str:
     """``text`` with each private-use code point as the glyph it draws (``_TABLE``; ``BOXES`` where the text is a
     form's, the right brace's pieces where it draws a brace), or as ``UNKNOWN``."""

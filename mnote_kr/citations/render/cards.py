@@ -78,7 +78,15 @@ def _issue_words(issue: IssuedQuote) -> str:
     when = f" ({issue.issued_at})" if issue.issued_at else ""
     quote = " ".join((issue.display_quote or "").split())
     quote = quote if len(quote) <= OPEN_QUOTE_CHARS else quote[:OPEN_QUOTE_CHARS - 1].rstrip() + "…"
-    return f"search {issue.search_query!r}{when}: " + (quote or "(no quote)")
+    return f"search {issue.search_query!r}{search_way(issue)}{when}: " + (quote or "(no quote)")
+
+
+def search_way(issue: IssuedQuote) -> str:
+    """`` in mode naive over papers/a.pdf``: how the search differed from the default (``mix`` over the whole
+    library), which is said by nothing; so are a mode and scope not kept (an ID printed before they were). The
+    same words searched two ways read as two searches (nc29b: three issues alike but their keys)."""
+    mode = f" in mode {issue.search_mode}" if issue.search_mode not in (None, "mix") else ""
+    return mode + (f" over {', '.join(issue.search_scope)}" if issue.search_scope else "")
 
 
 #: Queries ``open`` names of the earlier searches that showed the same quote (nc24a: 8 searches, 8 copies).
@@ -98,7 +106,7 @@ def _also(same: list[IssuedQuote]) -> str:
     """``  the same quote from 2 earlier searches: 'a', 'b'`` under a quote, or nothing."""
     if not same:
         return ""
-    named = ", ".join(repr(i.search_query) for i in same[:SAME_QUOTE_NAMED])
+    named = ", ".join(f"{i.search_query!r}{search_way(i)}" for i in same[:SAME_QUOTE_NAMED])
     more = f" and {len(same) - SAME_QUOTE_NAMED} more" if len(same) > SAME_QUOTE_NAMED else ""
     return f"\n  the same quote from {len(same)} earlier search{'es' if len(same) > 1 else ''}: {named}{more}"
 

@@ -63,6 +63,7 @@ __all__ = [
     "issue_key",
     "query_terms",
     "score",
+    "search_of",
 ]
 
 URL_SCHEME = "mnote-kr"
@@ -85,14 +86,20 @@ def _base36(value: int, length: int) -> str:
     return "".join(reversed(chars))
 
 
+def search_of(mode: str = "mix", scope: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """A search's mode and scope as its issue key hashes them and its IDs' records keep them: the mode in lower
+    case, ``hybrid`` as its alias ``mix``; the scope's root-relative paths sorted, once each, the whole
+    library's ("" or ".") left out."""
+    return (mode or "mix").strip().lower().replace("hybrid", "mix"), sorted({s.strip("/") for s in scope} - {"", "."})
+
+
 def issue_key(search_query: str, mode: str = "mix", scope: Sequence[str] = ()) -> str:
     """The short key of the search that issued an ID (``/view/ID?issue=KEY``): 4 base-36 characters of a
     SHA-256 of its query, its mode and its scope (root-relative paths). Short and stable: the same search gives
     the same key in every process, and the URL never carries the search itself. The same words asked in another
     mode or scope show other places, so they get another key; a search in the default mode (``mix``, or its alias
     ``hybrid``) over the whole library hashes its query alone, as every key did before (round 28's links)."""
-    mode = (mode or "mix").strip().lower().replace("hybrid", "mix")
-    rels = sorted({s.strip("/") for s in scope} - {"", "."})
+    mode, rels = search_of(mode, scope)
     text = search_query if mode == "mix" and not rels else "\x1f".join([search_query, mode, *rels])
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return _base36(int.from_bytes(digest[:8], "big"), _ISSUE_LEN)

@@ -35,8 +35,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     # 13: a contents line with its page run on, "A. PURPOSE1-1", is a contents line, not a typed title;
     # 14: ... only on a line of capitals or after a contents line: "…工艺流程详见图3-4" is body text;
     # 15: a table of contents' title heads the contents only, not the body after them, ``contents``;
-    # 16: ... an unnamed heading only over Word's own contents lines, not over typed "Weight<tab>5" lines)
-    persist=Persist(name="docx", version="16", model=DocxDocument),
+    # 16: ... an unnamed heading only over Word's own contents lines, not over typed "Weight<tab>5" lines;
+    # 17: a w:sym character (a form's Wingdings ☐/☑) read as the character it draws, ``sym_char``)
+    persist=Persist(name="docx", version="17", model=DocxDocument),
 )
 stats = _cache.stats
 

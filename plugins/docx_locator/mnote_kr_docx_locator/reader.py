@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.plugin_api import DocumentError
+from mnote_kr.plugin_api import DocumentError, sym_char
 
 from .contents import close_contents
 
@@ -389,6 +389,10 @@ class _Walker:
                 if local == "tab" and ns in W_NSS:
                     out.append("\t")
                     continue
+                if local == "sym" and ns in W_NSS:  # a form's ☐/☑ inserted from Wingdings: no w:t holds it
+                    if not (self.marks and child in self.marks):  # a note's own mark, read as the mark
+                        out.append(_sym(child))
+                    continue
                 if local in ("br", "cr") and ns in W_NSS or local == "noBreakHyphen":
                     out.append("-" if local == "noBreakHyphen" else "\n")
                     continue
@@ -463,10 +467,17 @@ def _textbox_text(box: etree._Element) -> str:
     for p in box.iter():
         if isinstance(p.tag, str) and p.tag.endswith("}p"):
             locals_ = ((el, el.tag.rpartition("}")[2]) for el in p.iter() if isinstance(el.tag, str))
-            text = "".join(el.text or "" if local == "t" else _BOX_PARTS.get(local, "") for el, local in locals_)
+            text = "".join(el.text or "" if local == "t" else _sym(el) if local == "sym" else _BOX_PARTS.get(local, "")
+                           for el, local in locals_)
             if text.strip():
                 lines.append(text)
     return "\n".join(lines)
+
+
+def _sym(el: etree._Element) -> str:
+    """A ``w:sym``'s character (``sym_char``: Wingdings' ☐ ☑ as the quotes and the viewer show them)."""
+    attrs = {k.rpartition("}")[2]: v for k, v in el.attrib.items()}
+    return sym_char(attrs.get("font"), attrs.get("char"))
 
 
 #: What a text box's run element other than its text reads as (``_textbox_text``).

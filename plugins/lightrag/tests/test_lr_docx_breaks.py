@@ -76,7 +76,7 @@ def test_a_docx_with_a_break_between_words_is_sent_as_its_text_with_the_words_ap
     assert "sectionNext" in lightrag_indexes(path)  # what LightRAG's parser indexes of it
     assert docxbreaks.glued(str(path)) == {GLUING[kind]: 1}
     [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "notes/dredging.docx")], force=False)
-    assert (update.status, update.kind, update.reading) == ("submitted", "text_fallback", "fallback:3"), update
+    assert (update.status, update.kind, update.reading) == ("submitted", "text_fallback", "fallback:4"), update
     text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
     assert text.startswith(f"{links.BREAKS_WRAPPER_MARK} notes/dredging.docx\n")
     assert "dredging section Next year" in text and "sectionNext" not in text and "Quay walls held." in text

@@ -271,10 +271,39 @@ def test_lr_a_docx_sent_as_the_fallback_text_before_the_docx_reader_changed_is_r
               _entry("plain.docx", "fallback:2", "text_fallback")]
     third = readings.check(_Prov(tmp_path, inputs), second, look=True, notes=False)
     assert set(third.older) == {"commented.docx"} and "review comments" in third.older["commented.docx"]
-    assert third.record == {"plain.docx": "fallback:3"}
+    assert third.record == {"plain.docx": "fallback:4"}
     assert set(readings.check(None, second, look=False, notes=False).older) == {"commented.docx", "plain.docx"}
     assert looked.record == {"before.pdf": readings.current(readings.FALLBACK)}
-    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:3"
+    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:4"
+
+
+def test_lr_a_docx_the_fallback_read_before_symbol_characters_were_read_is_read_again_only_with_one(
+        tmp_path: Path) -> None:
+    """The fallback's fourth version reads a form's symbol characters (``w:sym``, ☐ ☑ from Wingdings) in the DOCX
+    reader's text: a DOCX its second or third version read is read again by sync only when its main part holds one
+    (a fallback:2 one also when it holds a review comment); one without reads the same and is recorded. ``status``
+    reads no file: it counts them all for sync to check. Nothing is written into the files."""
+    from docx import Document
+    from docx.oxml import parse_xml
+    from docx.oxml.ns import nsdecls
+
+    form = Document()
+    p = form.add_paragraph("Married ")
+    p._p.append(parse_xml(f'<w:r {nsdecls("w")}><w:sym w:font="Wingdings" w:char="F0FE"/></w:r>'))
+    p.add_run(" Yes")
+    form.save(tmp_path / "form.docx")
+    (tmp_path / "form2.docx").write_bytes((tmp_path / "form.docx").read_bytes())
+    _docx(tmp_path / "plain.docx", None)
+    before = {f.name: f.read_bytes() for f in tmp_path.glob("*.docx")}
+    entries = [_entry("form.docx", "fallback:3", "text_fallback"), _entry("form2.docx", "fallback:2", "text_fallback"),
+               _entry("plain.docx", "fallback:3", "text_fallback"), _entry("now.docx", "fallback:4", "text_fallback")]
+    looked = readings.check(_Prov(tmp_path, tmp_path), entries, look=True, notes=False)
+    assert set(looked.older) == {"form.docx", "form2.docx"}, looked
+    assert "symbol characters" in looked.older["form.docx"]
+    assert looked.record == {"plain.docx": "fallback:4"}
+    assert set(readings.check(None, entries, look=False, notes=False).older) == {"form.docx", "form2.docx",
+                                                                                 "plain.docx"}
+    assert {f.name: f.read_bytes() for f in tmp_path.glob("*.docx")} == before
 
 
 def test_lr_a_docx_read_with_its_notes_before_comments_were_read_is_read_again_only_with_comments(

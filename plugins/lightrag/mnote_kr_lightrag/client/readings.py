@@ -19,6 +19,7 @@ are ``unknown``.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -50,7 +51,7 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 4, LIGHTRAG_NOTES: 3, IMAGE: 2, OCR: 2, DECK: 4, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 4, LIGHTRAG_NOTES: 3, IMAGE: 2, OCR: 2, DECK: 4, WORKBOOK: 2, XLSM: 2, FALLBACK: 4, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
@@ -60,16 +61,18 @@ _LABELS = "a data sheet's label read in one row with its value across empty colu
 #: (``docxbreaks.glued``); each is checked by the send's own test (``_PLAIN_TO_CHECK``). The notes reading's third
 #: version is that DOCX test too (``_before_breaks``). The fallback's second
 #: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it), its third that text with
-#: the review comments at their marks; no other type's changed.
+#: the review comments at their marks, its fourth with a form's symbol characters (``w:sym``: ☐ ☑ from Wingdings)
+#: read as the characters they draw; no other type's changed.
 CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (LIGHTRAG, 4): (".docx",), (FALLBACK, 2): (".docx",),
-           (FALLBACK, 3): (".docx",), (LIGHTRAG_NOTES, 3): (".docx",)}
+           (FALLBACK, 3): (".docx",), (FALLBACK, 4): (".docx",), (LIGHTRAG_NOTES, 3): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: ("its review comments, tables, grouped shapes' text and chart data, besides its speaker notes; a table "
               "row labelled by a number read under that column's header"),
         LIGHTRAG_NOTES: "its review comments",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
-        FALLBACK: ("the DOCX reader's text of now: its review comments at their marks, an equation's powers and "
+        FALLBACK: ("the DOCX reader's text of now: a form's symbol characters (checkboxes inserted from Wingdings) "
+                   "as the characters they draw, its review comments at their marks, an equation's powers and "
                    "indices as c^2 and a_0, a heading-styled table cell and a contents line ending 'N/A' read as text, "
                    "not as headings"),
         LIGHTRAG: ("a workbook's cells, a deck's or a DOCX's text as mnote-kr reads them, when LightRAG's parser "
@@ -272,6 +275,35 @@ def _docx_comments(path: str) -> bool:
     return COMMENTS in held(path)
 
 
+#: A symbol character's element in a DOCX's main part (``w:sym``, any prefix).
+_SYM_TAG = re.compile(rb"<(?:\w+:)?sym[\s>/]")
+
+
+def _docx_syms(path: str) -> bool:
+    """Whether the DOCX's main part holds a symbol character (``w:sym``), streamed, nothing kept; False for a file
+    no check can read (its reading is then left as it was)."""
+    import zipfile
+    import zlib
+
+    from mnote_kr.plugin_api import check_zip, count_tags
+
+    from .docxbreaks import _main_part
+
+    try:
+        check_zip(path, "DOCX")
+        with zipfile.ZipFile(path) as zf, zf.open(_main_part(zf)) as fh:
+            return count_tags(fh, _SYM_TAG, 0) > 0
+    except (MnoteKrError, OSError, KeyError, zipfile.BadZipFile, zlib.error, ValueError, EOFError, RuntimeError,
+            NotImplementedError):
+        return False
+
+
+def _fallback_reads_same(path: str, since: int) -> bool:
+    """Whether a DOCX the fallback's version ``since`` (2 or 3) read reads the same now: no symbol character (the
+    fourth version's) and, since the second, no review comment (the third's)."""
+    return not _docx_syms(path) and (since >= 3 or not _docx_comments(path))
+
+
 def _probe(path: str, suffix: str, notes: bool, comments: bool = True, since: int = 0) -> str | None:
     """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one, or for
     a DOCX the notes reading's version ``since``, which read its notes)."""
@@ -395,8 +427,9 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             elif look and entry.reading in (f"{DECK}:2", f"{DECK}:3") \
                     and _deck_reads_same(path, split(entry.reading)[1]):
                 record[rel] = now  # deck:3 adds only review comments, deck:4 tables' number labels: a deck without
-            elif look and entry.reading == f"{FALLBACK}:2" and not _docx_comments(path):
-                record[rel] = now  # fallback:3 adds only review comments: a DOCX without any reads the same
+            elif look and entry.reading in (f"{FALLBACK}:2", f"{FALLBACK}:3") and _fallback_reads_same(
+                    path, split(entry.reading)[1]):
+                record[rel] = now  # fallback:3 adds only review comments, fallback:4 symbol characters
             else:
                 older[rel] = f"read again for {adds}"
             continue
