@@ -287,7 +287,7 @@ def main() -> int:
         extra["library without units"] = without_units(lib)
         extra["library without place words"] = _without(lib, "weakmore", "PLACE_WORDS")
         extra["library without numberless"] = _without(lib, "weakunits", "NUMBERLESS")
-    docs = {q["id"]: q["doc"] for qs in sets.values() for q in qs}
+    docs = {q["id"]: q["doc"] for qs in sets.values() for q in qs if "doc" in q}
     docs_groups = {g for g, keys in groups.items() if keys and all(k in docs for k in keys)}
     print("\n".join(summary_lines(replay(dump, groups, extra), groups, lambda g, keys: _first_right(
         dump, docs, groups[g], keys) if g in docs_groups else None)))
