@@ -124,7 +124,29 @@ QUERY_LRU = ("mnote_kr.citations.locate.saidacross:_said", "mnote_kr.citations.t
              "mnote_kr.citations.rank.ranking:_query_terms",
              "mnote_kr.citations.cleaning.window:_query_re", "mnote_kr.citations.text.definitions:_naming",
              "mnote_kr.citations.rank.cues:_count_pattern", "mnote_kr.citations.rank.meaning:query_vector",
-             "mnote_kr.citations.render.typedwords:_typed")
+             "mnote_kr.citations.render.typedwords:_typed", "mnote_kr.citations.text.namedplaces:_parse")
+#: Every other ``lru_cache`` under ``mnote_kr.citations``, and why a warm process may keep it between questions
+#: (tests/test_search_cost_memos.py fails on a memo in neither list: review30 finding 11).
+KEPT_LRU = {
+    **dict.fromkeys(("mnote_kr.citations.rank.meaning:_keyed_store", "mnote_kr.citations.rank.meaning:model_installed",
+                     "mnote_kr.citations.rank.meaning:_query_store", "mnote_kr.citations.rank.meaning:_sentence_store",
+                     "mnote_kr.citations.rank.neutral:_means", "mnote_kr.citations.rank.e5:_openblas",
+                     "mnote_kr.citations.text.crosslang:_raw_text", "mnote_kr.citations.text.crosslang:_headwords"),
+                    "keyed by nothing: a store, a model or a dictionary loaded once per process"),
+    **dict.fromkeys(("mnote_kr.citations.locate.locating:_sidecar", "mnote_kr.citations.cleaning.latex:latex_to_plain",
+                     "mnote_kr.citations.cleaning.tags:_name", "mnote_kr.citations.cleaning.markup:_table",
+                     "mnote_kr.citations.render.weakwords:passage_words"),
+                    "keyed by a file or a passage's text: a warm engine has them"),
+    **dict.fromkeys(("mnote_kr.citations.text.scripts:char_script", "mnote_kr.citations.rank.ranking:_fold_char",
+                     "mnote_kr.citations.rank.ranking:_settled", "mnote_kr.citations.text.crosslang:meanings",
+                     "mnote_kr.citations.text.crosslang:synonyms", "mnote_kr.citations.locate.saidacross:_heads",
+                     "mnote_kr.citations.locate.saidacross:_senses"),
+                    "keyed by a character, a word or a dictionary headword, which passages say as questions do: a "
+                    "warm process holds the common ones"),
+    **dict.fromkeys(("mnote_kr.citations.text.scripts:_units", "mnote_kr.citations.text.values:value_mentions"),
+                    "keyed by a text, mostly a passage's or a cell's (the question's one entry among them is a "
+                    "single regex pass; emptying them would re-read every cell on both sides)"),
+}
 
 
 def _lru(spec: str) -> Any:  # noqa: ANN401

@@ -182,6 +182,20 @@ def without_any_script(library: Any) -> Callable[[list[Citation], str], bool]:
     return _without(library, "weakacross", "ANY_SCRIPT")
 
 
+def stands_out_at(value: float | None) -> Callable[[list[Citation], str], bool]:
+    """The rule with ``weakacross.STANDS_OUT`` at ``value`` (None: off): ``--stands-out``, its boundary measured."""
+    from mnote_kr.citations.render import weakacross
+
+    def rule(cs: list[Citation], q: str) -> bool:
+        saved = weakacross.STANDS_OUT
+        weakacross.STANDS_OUT = value
+        try:
+            return noresults.weak_reason(cs, q) is not None
+        finally:
+            weakacross.STANDS_OUT = saved
+    return rule
+
+
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],
            extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
@@ -250,6 +264,8 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, required=True)
     parser.add_argument("--held-out", action="store_true")
     parser.add_argument("--library", type=Path, help="the library's word counts (libwords_offline.py --out)")
+    parser.add_argument("--stands-out", default="", metavar="V,V", help="weakacross.STANDS_OUT settings to replay "
+                        "beside today's ('none': off)")
     args = parser.parse_args()
     dump = json.loads(args.dump.read_text(encoding="utf-8"))
     _, sets = load_sets()
@@ -289,6 +305,8 @@ def main() -> int:
         extra["library without numberless"] = _without(lib, "weakunits", "NUMBERLESS")
     docs = {q["id"]: q["doc"] for qs in sets.values() for q in qs if "doc" in q}
     docs_groups = {g for g, keys in groups.items() if keys and all(k in docs for k in keys)}
+    for v in filter(None, args.stands_out.split(",")):
+        extra[f"stands_out {v}"] = stands_out_at(None if v == "none" else float(v))
     print("\n".join(summary_lines(replay(dump, groups, extra), groups, lambda g, keys: _first_right(
         dump, docs, groups[g], keys) if g in docs_groups else None)))
     return 0

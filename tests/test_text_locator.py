@@ -275,3 +275,43 @@ def test_a_txt_of_one_line_entries_is_placed_by_line(tmp_path: Path) -> None:
                      "rotten and needs replacing", "which plank is rotten")
     assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 5), loc
     assert "tide gauge" not in (loc.quote or "")
+
+
+#: A Chinese paragraph hard-wrapped at 20 characters a line (review30 finding 4: Han has no lower case, so every line of
+#: it read as an entry of its own and the evidence across lines 1-2 was cited at line 1 alone).
+WRAPPED_ZH = ("固态硬盘在断电时依靠板载电容完成缓存数据的写入，保证\n"
+              "写入过程中的数据不会丢失，同时控制器会在下次上电时检\n"
+              "查映射表的完整性并修复损坏的条目。\n")
+#: English hard-wrapped at 40 columns whose lines go on with a name, a figure and a quoted word (no lower case).
+WRAPPED_EN = ("The pump was serviced in the spring by\n"
+              "Anders Olsen, who replaced the seals and\n"
+              "1450 rpm was confirmed as the speed the\n"
+              "\"Aurora\" unit ran at through the test.\n")
+
+
+@pytest.mark.parametrize("text", [WRAPPED_ZH, WRAPPED_EN], ids=["chinese", "names-and-figures"])
+def test_a_hard_wrapped_paragraph_without_lower_case_starts_stays_one_paragraph(text: str) -> None:
+    """A line filled to the block's wrap column (the next line's first word would not have fitted after it) goes on
+    onto the next line, whatever the script: the block is one paragraph, as a lower-case continuation makes one."""
+    assert [p.text for p in split_paragraphs(text, markdown=False)] == [text.rstrip("\n")]
+
+
+def test_wrapped_chinese_evidence_across_two_lines_is_cited_in_its_paragraph(tmp_path: Path) -> None:
+    path = _write(tmp_path, WRAPPED_ZH, name="ssd.txt")
+    evidence = "固态硬盘在断电时依靠板载电容完成缓存数据的写入，保证写入过程中的数据不会丢失"
+    loc = _loc(path, evidence, "断电时数据会丢失吗")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 0), loc
+    assert loc.highlight is not None and loc.highlight.end > WRAPPED_ZH.index("\n"), loc.highlight
+
+
+@pytest.mark.parametrize("text", [
+    FIELD_LOG,
+    # a log in Chinese: each line starts an entry (a time), however full its line
+    "巡检记录\n06:10 到达一号泵房，压力表读数正常，阀门无渗漏\n"
+    "07:20 二号泵房的电机温度偏高，已通知维修班组检查\n08:05 水位计读数为1.4米\n",
+    # one sentence a line, the longest first (its break says nothing: it sets the block's width)
+    "Calibrated the flow meter against the reference tank on Monday.\nThe pump ran at 1450 rpm during the whole test.\n"
+    "Next week the valve seals will be replaced.\n",
+], ids=["field-log", "chinese-log", "sentence-a-line"])
+def test_lines_ending_short_of_the_wrap_column_are_entries_in_any_script(text: str) -> None:
+    assert [p.text for p in split_paragraphs(text, markdown=False)] == text.splitlines()

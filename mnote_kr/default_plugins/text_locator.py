@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,15 +79,59 @@ def _is_toc(lines: list[str]) -> bool:
 
 #: The fewest lines of a .txt block read as one-line entries (``_entries``).
 ENTRY_LINES = 3
+#: A block whose widest line is narrower than this many columns has no wrap column (``_filled``): nobody wraps a
+#: paragraph that narrow, and a list of short names or figures is of lines as wide as each other.
+WRAP_COLUMNS = 30
+#: How many columns short of the block's wrap column a filled line may end: a CJK line one character short (an
+#: opening bracket or a closing mark kept off a line's start or end moves a character down).
+WRAP_SLACK = 2
+#: A line starting an entry whatever the line above it: a bullet, a number, a time, a date, a bracketed tag, a
+#: Latin ``key:`` label (a log, a list, settings).
+_ENTRY_START = lazy_compile(
+    r"^(?:[-*+•·▪◦‣][ \t]|\(?\d{1,3}[.)、](?!\d)|\d{1,2}:\d{2}\b|\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\[[^\]\n]{1,40}\]"
+    r"|[A-Za-z][\w .-]{0,23}:[ \t])", re.A)  # (a Latin key: a wrapped CJK line may hold a ： anywhere)
+_WIDE = "\\u2e80-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff\\uff00-\\uffef"  # CJK letters and full-width forms
+#: A line's first word: a Latin word (its punctuation with it), else one character, after any opening brackets and
+#: quotes (``pdf_bbox.tables`` measures a wrapped cell's line alike).
+_FIRST_WORD = lazy_compile(f"[(\\[{{（【「『《“‘\"']*(?:[^\\s{_WIDE}]+|\\S)")
+
+
+def _columns(text: str) -> int:
+    """``text``'s width in columns (a CJK character or full-width form counts two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _filled(line: str, following: str, width: int) -> bool:
+    """``line`` reaches the block's wrap column ``width``: the first word of the ``following`` line would not have
+    fitted after it (a space between Latin words, none beside a CJK character), ``WRAP_SLACK`` columns given."""
+    first = _FIRST_WORD.match(following)
+    if not line or first is None:
+        return False
+    space = 0 if _columns(line[-1]) == 2 or _columns(following[0]) == 2 else 1
+    return _columns(line) + space + _columns(first.group()) > width - WRAP_SLACK
 
 
 def _entries(lines: list[str]) -> bool:
     """A .txt block of ``ENTRY_LINES`` lines or more in which each line starts an entry (a log, a list, a line per
-    paragraph): fewer than half of its lines after the first go on in lower case, as a hard-wrapped paragraph's do.
-    nc29a's field log was one paragraph, cited whole as "paragraph 1"."""
+    paragraph): fewer than half of its lines after the first go on from the line above, as a hard-wrapped paragraph's
+    do. A line goes on when it starts in lower case or the line above it filled the block's wrap column (``_filled``;
+    the column is the widest line's end, so that line's own break tells nothing), in any script: Han, Arabic or Thai
+    has no lower case, nor does a line going on with a name or a figure (review30 finding 4). A line starting an
+    entry (``_ENTRY_START``: a time, a bullet, ``key:``) never goes on. nc29a's field log was one paragraph, cited
+    whole as "paragraph 1"."""
     if len(lines) < ENTRY_LINES:
         return False
-    going_on = sum(1 for line in lines[1:] if line.lstrip()[:1].islower())
+    texts = [line.rstrip() for line in lines]
+    widths = [_columns(text) for text in texts]
+    width = max(widths)
+    widest = widths.index(width)
+    going_on = 0
+    for i in range(1, len(texts)):
+        start = texts[i].lstrip()
+        if _ENTRY_START.match(start):
+            continue
+        if start[:1].islower() or (width >= WRAP_COLUMNS and i - 1 != widest and _filled(texts[i - 1], start, width)):
+            going_on += 1
     return 2 * going_on < len(lines) - 1
 
 
@@ -200,8 +245,9 @@ def _cache() -> FileCache[TextDocument[TextParagraph]]:
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
             weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-            # 2: plain headings; 3: △, − folded; 4: a .txt's one-line entries each a paragraph
-            persist=Persist(name="text", version="4", model=TextDocument),
+            # 2: plain headings; 3: △, − folded; 4: a .txt's one-line entries each a paragraph; 5: a .txt line
+            # filling its block's wrap column goes on (review30 finding 4)
+            persist=Persist(name="text", version="5", model=TextDocument),
         )
     return _cache_obj
 

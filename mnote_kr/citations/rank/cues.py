@@ -181,7 +181,8 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|截止(?:时间|日期)|\bdeadline\b|\bdue\s+date\b")),
     ("money", lazy_compile(
         r"\bhow\s+much\b.*\b(?:cost|costs|spend|spent|pay|paid|price|priced|worth|charge|charged|invest|invested)\b"
-        r"|\bwhat\s+(?:does|did|do|will)\s+\w+(?:\s+\w+)?\s+cost\b|\bwhat\s+(?:is|was)\s+the\s+(?:price|cost)\b"
+        # "what is the price / cost" is a quantity named (``_named``: not "the cost centre")
+        r"|\bwhat\s+(?:does|did|do|will)\s+\w+(?:\s+\w+)?\s+cost\b"
         r"|多少钱|花多少|值多少|价格|价钱|金额|费用|成本|投资多少|多少资金")),
     ("percent", lazy_compile(
         r"\bwhat\s+(?:percentage|percent|share|proportion|fraction|ratio)\b|\bhow\s+much\s+of\b|\bwhat\s+rate\b"
@@ -285,32 +286,55 @@ def _prefix(noun: str) -> str:
 NAMED_QUANTITIES = True
 #: A what-question (or "at what"): the quantity it names is what it asks.
 _WHAT_RE = lazy_compile(r"^\s*(?:what|which)\b|\b(?:what|which)\s+(?:is|was|are|were|'s)\b|\bat\s+what\b")
-#: The quantities a what-question may name, each asking its kind; the Chinese ones asked as 是多少 / 有多大.
+#: The quantities a what-question may name, each asking its kind; the Chinese ones asked as 是多少 / 有多大. An English
+#: noun is listed only when it has one reading: "length" is one of space or of time ("the length of the warranty"),
+#: "size" of a thing or of a group ("the size of the team"), "weight" in kilograms or in importance, "area" a surface
+#: or a region, "capacity" a volume or a number of seats; each names no kind alone (review30 finding 8).
 _NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("speed", lazy_compile(r"\b(?:speeds?|velocity|throughput|bandwidth|(?:data|transfer|bit|baud)\s+rate)\b")),
     ("money", lazy_compile(r"\b(?:prices?|costs?|fees?|salary|wages?)\b"
                            r"|(?:工资|薪资|薪水|报价|售价|单价)(?:是|为|有)?(?:多少|几)")),
     ("percent", lazy_compile(r"\b(?:percentage|proportion)\b")),
-    ("distance", lazy_compile(r"\b(?:distance|length|height|width|depth|altitude|diameter)\b"
+    ("distance", lazy_compile(r"\b(?:distance|height|width|depth|altitude|diameter)\b"
                               r"|(?:距离|长度|高度|宽度|深度|直径)(?:是|为|有)?(?:多少|多[长远高宽深]|几)")),
-    ("size", lazy_compile(r"\b(?:size|capacity|weight|area)\b"
-                          r"|(?:容量|尺寸|大小|重量|面积|体积|内存)(?:是|为|有)?(?:多少|多大|多重|几)")),
+    ("size", lazy_compile(r"(?:容量|尺寸|大小|重量|面积|体积|内存)(?:是|为|有)?(?:多少|多大|多重|几)")),
     ("duration", lazy_compile(r"\b(?:duration|lifetime|lifespan|life\s+span)\b"
                               r"|(?:寿命|时长)(?:是|为|有)?(?:多少|多久|多长|几)")),
 )
+#: Words that may follow the head of what is asked: a preposition, an article, a verb's auxiliary, a pronoun. Any
+#: other word (a participle, "-ed", aside) is a noun the quantity's word modifies ("cost centre", "speed setting").
+_AFTER_HEAD = frozenset("""of for in on at to from by between with per under over during within across when if and or
+    is was are were be been being does do did will would can could should shall may might must has have had that which
+    who where whose the a an its their his her our your my this these those it they than as""".split())
+_NEXT_WORD_RE = lazy_compile(r"\s*([a-z]+)")
+
+
+def _heads_what_is_asked(folded_query: str, m: re.Match[str]) -> bool:
+    """The quantity's word ``m`` heads what the question asks: not the noun after "which" (which one of them: "which
+    area handles packaging"), nor a word modifying the noun after it ("the cost centre"); right after "what" it asks
+    ("what distance separates them")."""
+    before = folded_query[: m.start()].split()
+    if before and before[-1] == "which":
+        return False
+    if before and before[-1] == "what":
+        return True
+    after = _NEXT_WORD_RE.match(folded_query, m.end())
+    return after is None or after.group(1) in _AFTER_HEAD or after.group(1).endswith("ed")
 
 
 def _named(folded_query: str) -> list[str]:
-    """The kinds of the quantities a what-question names (``NAMED_QUANTITIES``), each once, in ``_NAMED``'s order; the
-    Chinese forms carry their own asking (是多少)."""
+    """The kinds of the quantities a what-question names (``NAMED_QUANTITIES``) as the head of what it asks
+    (:func:`_heads_what_is_asked`), each once, in ``_NAMED``'s order; the Chinese forms carry their own asking
+    (是多少)."""
     if not NAMED_QUANTITIES:
         return []
     what = _WHAT_RE.search(folded_query) is not None
     out = []
     for name, pattern in _NAMED:
-        m = pattern.search(folded_query)
-        if m is not None and (what or not m.group(0).isascii()):
-            out.append(name)
+        for m in pattern.finditer(folded_query):
+            if not m.group(0).isascii() or (what and _heads_what_is_asked(folded_query, m)):
+                out.append(name)
+                break
     return out
 
 

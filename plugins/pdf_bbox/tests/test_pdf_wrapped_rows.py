@@ -58,3 +58,21 @@ def test_an_empty_row_under_a_label_ending_short_of_its_column_stays_a_row_of_it
     under them is the next row (its label alone), never their second line."""
     lines = _block("pdfplumber__issue-67-example.pdf", page, row)
     assert row in lines and empty not in lines, lines
+
+
+def test_the_widest_label_of_its_column_ending_far_short_of_the_next_cell_heads_no_wrap() -> None:
+    """review30 finding 7: the column's edge fell back to the line's own end when no line of its column ended further
+    right, so the widest label always "filled" its column and the section row under it was joined as its second line.
+    Nothing on the page sets the column's edge there: the line filled it only if the next cell leaves no room for the
+    word under it."""
+    from mnote_kr_pdf_bbox.tables import _wraps
+
+    texts = ["Net cash provided by operating activities", "1,204", "Investing activities:"]
+    boxes = [(72.0, 100.0, 300.0, 110.0), (420.0, 100.0, 450.0, 110.0), (72.0, 115.0, 170.0, 125.0)]
+    assert not _wraps(0, 2, [0, 1], boxes, texts, [0, 1, 2])
+    # the next cell right after the label: the word under it would not have fitted before it ("routières | etc.")
+    close = [boxes[0], (305.0, 100.0, 335.0, 110.0), boxes[2]]
+    assert _wraps(0, 2, [0, 1], close, texts, [0, 1, 2])
+    # another line of the column ending where the label does sets the edge there: the label filled it
+    longer = [*boxes, (72.0, 130.0, 300.5, 140.0)]
+    assert _wraps(0, 2, [0, 1], longer, [*texts, "Purchases of property, plant and equipment"], [0, 1, 2, 3])
