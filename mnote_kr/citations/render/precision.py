@@ -23,9 +23,9 @@ says "placed by meaning", and nothing else made the claim approximate: a table's
 heading holding none of the words) is *placed by meaning*, said so (:func:`how_placed`, ``box placed by meaning``,
 ``paragraph 13 (placed by meaning)``); a place where the passage's evidence was found, holding some of the query's
 words but not all, is *where the search found it*; a paragraph the text locator chose as the one holding most of a
-question's few words (a question in other words, nc30a Q6) is placed by meaning too; only the passage itself (a *passage box*) and a claim made
-approximate for a reason are called approximate. The words change, not the claim: ``locatorDegraded``, the ID's
-claim and the drawing (dashed for all three) stay as they were.
+question's few words (a question in other words, nc30a Q6) is placed by meaning too; only the passage itself (a
+*passage box*) and a claim made approximate for a reason are called approximate. The words change, not the claim:
+``locatorDegraded``, the ID's claim and the drawing (dashed for all three) stay as they were.
 
 Paragraphs are numbered for people from 1 (:func:`paragraph_number`); ``paragraphIndex`` on the
 wire stays 0-based.
