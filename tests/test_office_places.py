@@ -143,7 +143,9 @@ def test_the_viewer_steps_to_each_place_of_the_deck(site: Any) -> None:
     with api(host) as (server, _):
         for n, a in enumerate(c.alternatives, 2):
             html = web_page(server, view_url(c.citation_id, place=n))
-            assert f"place {n} of {1 + len(c.alternatives)}" in html and f'data-slide="{a.locator.slide}"' in html
+            total = 1 + len(c.alternatives)  # the last place says so
+            assert (f"place {n}" if n < total else "last place") + f" of {total}" in html
+            assert f'data-slide="{a.locator.slide}"' in html
             if a.locator.speaker_notes:  # drawn approximate (dashed, under the banner) as its card says
                 approx = " approx" if certainty(a.locator) == "approximate" else ""
                 assert f'<section class="notes cited{approx}" id="hl">' in html

@@ -279,8 +279,8 @@ def test_viewer_opens_at_the_first_place_and_steps_to_the_others(served, site: S
     for n, a in enumerate(c.alternatives, 2):
         html = _page(server, view_url(c.citation_id, place=n))
         assert _cited(html) == [a.locator.paragraph_index], n
-        assert f"place {n} of 3" in html and 'id="place-prev"' in html
-        assert ('id="place-next"' in html) == (n < 3)
+        assert (f"place {n} of 3" if n < 3 else "last place of 3") in html and 'id="place-prev"' in html
+        assert ('id="place-next"' in html) == (n < 3) and ('id="place-first"' in html) == (n == 3)
     with httpx.Client(base_url=server.url, timeout=30) as client:
         client.get(web.entry_url(server))
         assert client.get(view_url(c.citation_id, place=4)).status_code == 404

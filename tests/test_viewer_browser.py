@@ -230,6 +230,7 @@ def test_docx_viewer_steps_through_the_files_places_with_n_p_and_the_buttons(pag
     page.click("#place-next")  # the button does what the key does
     page.wait_for_url("**place=3*")
     assert cited() == [site.idx["number2"]] and page.query_selector("#place-next") is None
+    assert page.inner_text(".place-no") == "last place of 3"  # the last says so (nc30a: n did nothing there)
     top, bottom = page.evaluate("() => { const b = document.querySelector('.para.cited').getBoundingClientRect();"
                                 " return [b.top, b.bottom]; }")
     assert 0 <= top and bottom <= 900, "each place is scrolled into view"
@@ -258,10 +259,27 @@ def test_pdf_viewer_steps_to_the_next_box_and_draws_it(page, site: Site) -> None
     page.keyboard.press("n")
     page.wait_for_url("**place=2*")
     assert box() == pytest.approx([other[0], other[1], other[2] - other[0], other[3] - other[1]], abs=0.01)
-    assert page.inner_text(".place-no") == "place 2 of 2" and page.query_selector("#place-next") is None
+    assert page.inner_text(".place-no") == "last place of 2" and page.query_selector("#place-next") is None
     page.keyboard.press("p")
     page.wait_for_function("() => !location.search.includes('place=')")
     assert box() == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=0.01)
+
+
+def test_n_at_the_last_place_says_it_is_the_last_and_goes_back_to_the_first(page, site: Site) -> None:
+    places = [Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=site.idx[k])
+              for k in ("bullet", "number2")]
+    c = _with_places(site, site.docx, f"[l{uuid.uuid4().hex[:2]}]", places)
+    page.goto(site.server.url + view_url(c.citation_id, place=3))
+
+    def cited() -> list[int]:
+        return [int(e.get_attribute("data-paragraph-index") or -1) for e in page.query_selector_all(".para.cited")]
+
+    assert cited() == [site.idx["number2"]] and page.inner_text(".place-no") == "last place of 3"
+    assert "first" in page.inner_text("#place-first")  # going back to the first is offered, with its key
+    page.keyboard.press("n")  # nc30a: at 3 of 3, n silently did nothing
+    page.wait_for_function("() => !location.search.includes('place=')")
+    assert cited() == [site.idx["target"]] and page.inner_text(".place-no") == "place 1 of 3"
+    assert page.query_selector("#place-first") is None and page.query_selector("#place-next") is not None
 
 
 @pytest.mark.parametrize("kind", ["docx", "pdf"])

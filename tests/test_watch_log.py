@@ -80,7 +80,8 @@ def test_a_file_a_busy_lightrag_refused_is_said_queued_never_sent(busy: Log) -> 
         [queued] = [a for a in busy.actions if a.path == rel and a.kind == "queued"]
         assert queued.detail == BUSY
     sent = [line for line in busy.progress if line.startswith("sent ")]
-    assert sent and all(line.startswith("sent 0/2 files (2 queued, not sent;") for line in sent), busy.progress
+    held = "sent 0/2 files (2 queued until LightRAG is free, then sent;"
+    assert sent and all(line.startswith(held) for line in sent), busy.progress
 
 
 def test_files_followed_until_indexed_are_said_being_indexed_not_submitted(slow: Log) -> None:

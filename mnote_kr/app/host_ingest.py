@@ -493,10 +493,11 @@ def _count_line(what: str, done: int, total: int, started: float, *, queued: int
     """``sent 400/1000 files (52.1 files/s; 8 s so far)``: the shape the CLI draws as a bar. Checking
     and sending do the same small work per file, so over many files their rate means something (a
     wait's does not); under ``RATE_FROM_FILES`` files only the time is said. ``queued``: files the provider
-    left queued (LightRAG busy), never counted as sent: ``sent 0/2 files (2 queued, not sent; ...)``."""
+    left queued (LightRAG busy), never counted as sent: ``sent 0/2 files (2 queued until LightRAG is free, then sent;
+    ...)`` (the queue is replayed: "1 queued, not sent" read as a failure in a watch log, nc30a)."""
     elapsed = max(time.monotonic() - started, 1e-6)
     rate = f"{done / elapsed:.1f} files/s; " if done >= RATE_FROM_FILES else ""
-    held = f"{queued} queued, not sent; " if queued else ""
+    held = f"{queued} queued until LightRAG is free, then sent; " if queued else ""
     return f"{what} {done}/{total} files ({held}{rate}{elapsed_text(elapsed)} so far)"
 
 

@@ -145,11 +145,12 @@ class WaitProgress:
 def steps_note(files: int) -> ProgressText:
     """The note an ``ingest --wait`` starts its wait with when placing by meaning follows it: both steps named
     up front (nc24a met "embedding places 0/2502 paragraphs" unannounced after "indexed 12/12 files"), and
-    that a file is citable by words as soon as LightRAG has indexed it. ``detail``: ``{"step": "plan",
-    "steps": ["wait", "embed"], "files"}``, the later lines' own step names."""
-    return ProgressText(f"note: step 1 of 2: LightRAG indexes the {files} file(s), each citable by words as soon as "
-                        "it is indexed; step 2 of 2, placing by meaning, then embeds their paragraphs so a search "
-                        "can also cite the paragraph that answers in other words",
+    that a file is citable by words as soon as LightRAG has indexed it; each step its own sentence, saying who
+    does it (nc30a read "step 2 of 2, placing by meaning, then embeds their paragraphs" as garbled). ``detail``:
+    ``{"step": "plan", "steps": ["wait", "embed"], "files"}``, the later lines' own step names."""
+    return ProgressText(f"note: step 1 of 2: LightRAG indexes the {files} file(s); each is citable by words as "
+                        "soon as it is indexed. Step 2 of 2, placing by meaning: mnote-kr embeds their paragraphs, "
+                        "so that a search can also cite the paragraph that answers in other words",
                         {"step": "plan", "steps": ["wait", "embed"], "files": files})
 
 

@@ -150,7 +150,7 @@ def at_place(c: Citation, place: int) -> Citation:
 
 
 def _place_nav(c: Citation, place: int) -> str:
-    """Previous / next place of the file (keys ``p`` / ``n``, viewer.js), with where each is."""
+    """Previous / next place (keys ``p`` / ``n``, viewer.js); the last says so, ``n`` there goes to the first."""
     total = place_count(c)
     if total < 2:
         return ""
@@ -159,10 +159,10 @@ def _place_nav(c: Citation, place: int) -> str:
         back = view_url_of(c, place=place - 1) if place > 2 else view_url_of(c)  # 1: the citation's
         parts.append(f'<a id="place-prev" rel="prev" href="{escape(back)}" '
                      'aria-keyshortcuts="p">‹ previous place (p)</a>')
-    parts.append(f'<span class="place-no">place {place} of {total}</span>')
-    if place < total:
-        parts.append(f'<a id="place-next" rel="next" href="{escape(view_url_of(c, place=place + 1))}" '
-                     'aria-keyshortcuts="n">next place (n) ›</a>')
+    parts.append(f'<span class="place-no">{"last place" if place == total else f"place {place}"} of {total}</span>')
+    nxt = (f'id="place-next" rel="next" href="{escape(view_url_of(c, place=place + 1))}" ', "next place (n) ›") \
+        if place < total else (f'id="place-first" rel="first" href="{escape(view_url_of(c))}" ', "back to first (n) «")
+    parts.append(f'<a {nxt[0]}aria-keyshortcuts="n">{nxt[1]}</a>')
     parts.append("</nav>")
     return "".join(parts)
 

@@ -14,8 +14,10 @@ among units holding as many, the one nearest the question by meaning (``meaning.
 places have vectors), then the one the matcher marked, then the first. The place stays exact only when that
 unit holds the query as written, or ``textmatch.QUERY_SHARE`` of its words' weight (the bar a paragraph
 meets) and the file lacks none of the words the query asks (``cjkwords.absent_words``: the file holds no
-bigram of them, as a DOCX or PDF named place must hold them): a highlight on text lacking the words asked
-is an approximate place. A paragraph of one sentence keeps the matcher's span and meets the same bar.
+bigram of them, as a DOCX or PDF named place must hold them; Latin words the file holds nowhere, when they
+weigh ``LACKED_SHARE`` of the query or more: after an edit took "120-mesh" and "screen" out of a note, "120-mesh
+screen filter" was still exact on the paragraph holding "filter", nc30a W3): a highlight on text lacking the
+words asked is an approximate place. A paragraph of one sentence keeps the matcher's span and meets the same bar.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ from mnote_kr.citations.text.textnorm import normalize
 ITEM_RE = re.compile(r"[ \t]*(?:[-*+•]|\d{1,9}[.)、])[ \t]+(?=\S)")
 #: Off: the matcher's highlight and claim stand (before round 20).
 UNITS = True
+#: The share of the query's weight the Latin words a file holds nowhere must reach for a place to lack them (1.01:
+#: never, before round 30). Below it a question's odd word the file lacks ("switching") leaves the claim alone.
+LACKED_SHARE = 0.5
 
 
 def _lines(text: str) -> list[tuple[int, int]]:
@@ -79,9 +84,17 @@ def answering_unit(doc: TextDocument[P], match: Match, query: str) -> Match:
     q = normalize(query or "").strip()
     words = query_words(q) if q else ()
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), words) if q else None
-    lacked = absent_words(words, doc.df) if words else []
+    lacked = (absent_words(words, doc.df) if words else []) + (_absent_latin(qt) if qt else [])
     runners = tuple(_marked(r, q, qt, lacked) for r in match.runners_up)
     return dataclasses.replace(_marked(match, q, qt, lacked), runners_up=runners)
+
+
+def _absent_latin(qt: QueryTerms) -> list[str]:
+    """The query's Latin words no paragraph of the file holds, when they weigh ``LACKED_SHARE`` of it or more."""
+    gone = [k for k, t in enumerate(qt.terms) if not t.cjk and not qt.present[k] and qt.weights[k] > 0]
+    if not qt or sum(qt.weights[k] for k in gone) < LACKED_SHARE * qt.total:
+        return []
+    return [qt.terms[k].word or qt.terms[k].text for k in gone]
 
 
 def _marked(match: Match, q: str, qt: QueryTerms | None, lacked: list[str]) -> Match:

@@ -22,9 +22,10 @@ it is not doubt of the place. A block or paragraph the placing chose inside the 
 says "placed by meaning", and nothing else made the claim approximate: a table's title asked for a value, a
 heading holding none of the words) is *placed by meaning*, said so (:func:`how_placed`, ``box placed by meaning``,
 ``paragraph 13 (placed by meaning)``); a place where the passage's evidence was found, holding some of the query's
-words but not all, is *where the search found it*; only the passage itself (a *passage box*) and a claim made
-approximate for a reason are called approximate. The words change, not the claim: ``locatorDegraded``, the ID's
-claim and the drawing (dashed for all three) stay as they were.
+words but not all, is *where the search found it*; a paragraph the text locator chose as the one holding most of a
+question's few words (a question in other words, nc30a Q6) is placed by meaning too; only the passage itself (a
+*passage box*) and a claim made approximate for a reason are called approximate. The words change, not the claim:
+``locatorDegraded``, the ID's claim and the drawing (dashed for all three) stay as they were.
 
 Paragraphs are numbered for people from 1 (:func:`paragraph_number`); ``paragraphIndex`` on the
 wire stays 0-based.
@@ -65,6 +66,11 @@ HINT_WORDS = "page known, place not found"
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|«[^»]*»|「[^」]*」")
 #: A clause starting so says how the placing chose the place (after the matcher's name, "semantic match: ").
 _BY_MEANING = re.compile(r"^(?:semantic match: )?placed by meaning\b")
+#: A clause starting so says the text locator chose the paragraph (or its sentence) holding most of a question's few
+#: words: a place chosen for a question asked in other words, by meaning (nc30a Q6: "paragraph 2 (approximate)" on the
+#: paragraph that answered). Not for a box: there the passage's box is the place, approximate.
+_FEW_WORDS = re.compile(r"^(?:semantic match: )?the (?:(?:sentence|paragraph|list item) holding most of the query's "
+                        r"words holds few of them|passage holds few of the query's words)\b")
 _FOUND_HERE = re.compile(r"^(?:semantic match: )?the evidence was found here\b")
 #: A clause starting so says the locator chose one block of the passage (its box is that block's, not the passage's).
 _CHOSEN = re.compile(r"^(?:semantic match: )?(?:placed by meaning|the evidence was found here|this text block holds)\b")
@@ -88,6 +94,8 @@ def how_placed(loc: Locator) -> Placed:
     if any(c != _USUAL and _DOUBTED.search(c) for c in clauses):
         return "approximate"
     if any(_BY_MEANING.match(c) for c in clauses):
+        return "meaning"
+    if loc.locator_precision != "bbox" and any(_FEW_WORDS.match(c) for c in clauses):
         return "meaning"
     return "found" if any(_FOUND_HERE.match(c) for c in clauses) else "approximate"
 

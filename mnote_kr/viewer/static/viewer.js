@@ -38,7 +38,7 @@ document.addEventListener("DOMContentLoaded", function () {
     var tag = el && el.tagName ? el.tagName.toLowerCase() : "";
     if (tag === "input" || tag === "textarea" || tag === "select" || (el && el.isContentEditable)) { return; }
     var link = null;
-    if (event.key === "n") { link = document.getElementById("place-next"); }
+    if (event.key === "n") { link = document.getElementById("place-next") || document.getElementById("place-first"); }
     if (event.key === "p") { link = document.getElementById("place-prev"); }
     if (link) { event.preventDefault(); link.click(); }
   });

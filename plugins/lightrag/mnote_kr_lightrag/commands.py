@@ -283,7 +283,7 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
         if as_json:
             emit_json(out)
         else:
-            click.echo("\nDemo finished: every citation above points into the sample files, with its precision.")
+            click.echo(demo_finished_text())
     finally:
         if not keep and not was_running:
             stop_engine(paths.state_dir())
@@ -291,6 +291,25 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
             shutil.rmtree(workspace, ignore_errors=True)
         sys.stdout.flush()
     return out
+
+
+#: What to run next, after the demo: the README's "Use" section gives the same commands in the same order
+#: (``tests/test_demo_next_steps.py`` holds them together). nc30a: the demo ended without a next command.
+NEXT_STEPS = (
+    ("cd ~/papers", "any folder of yours"),
+    ("mnote-kr engine start", "the managed local LightRAG"),
+    ("mnote-kr roots add .", "mark the folder as a knowledge base"),
+    ("mnote-kr ingest . --wait", "index its files"),
+    ('mnote-kr search "your question"', "citations into your own files"),
+)
+
+
+def demo_finished_text() -> str:
+    """The demo's last lines: what it showed, then the commands that index the person's own folder."""
+    width = max(len(cmd) for cmd, _ in NEXT_STEPS) + 2
+    steps = "\n".join(f"  {cmd:<{width}}# {why}" for cmd, why in NEXT_STEPS)
+    return ("\nDemo finished: every citation above points into the sample files, with its precision."
+            "\nNext, index a folder of your own:\n" + steps)
 
 
 def demo_search_text(result: Any) -> str:
