@@ -158,7 +158,9 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     own = words
     if qt:  # a question over a passage in the other script: its words said in the passage's language are its words,
         # and a place written in the question's language holds them as written (its own script decides: nc30a)
-        across = said_shares(q, {i: paras[i].text for i in words}, written=True)
+        # (not a title line or heading: it names the subject the question's words share, it does not answer: nc17a X3)
+        across = said_shares(q, {i: paras[i].text for i in words}, written={
+            i for i in words if not paras[i].heading_level and not _front_title(doc, paras[i])})
         words = {i: max(w, across.get(i, 0.0)) for i, w in words.items()}
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from mnote_kr.citations.text.textnorm import CJK_CLASS, lazy_compile, normalize
@@ -159,11 +159,12 @@ def across(query: str, texts: Iterable[str]) -> bool:
     return sum(body) > 0 and _share_of(body, script) <= MINORITY_SHARE
 
 
-def said_shares(query: str, texts: Mapping[K, str], *, written: bool = False) -> dict[K, float]:
+def said_shares(query: str, texts: Mapping[K, str], *, written: bool | Collection[K] = False) -> dict[K, float]:
     """Each place's (``texts``: key to its text) rarity-weighted share of ``query``'s words it says in its own language
     (module docstring), at most ``SAID_MOST``; places saying none left out. {} when the rule is off, the question is
     written in the script of the places (``across``), has no such words or no place says one of them, or without the
-    dictionary. ``written``: the words a place holds as written count with those it says (``WRITTEN_TOO``)."""
+    dictionary. ``written``: the words a place holds as written count with those it says (``WRITTEN_TOO``): every
+    place's, or those of the places it names (a title or heading names the subject, it does not answer)."""
     if not SAID_ACROSS or not texts or not across(query, texts.values()):
         return {}
     words = question_words(query)
@@ -173,7 +174,8 @@ def said_shares(query: str, texts: Mapping[K, str], *, written: bool = False) ->
     # line in the question's script, "定期安全评价 periodic safety review", keeps them only holding them all)
     said = {k: said_words(query, text, words) for k, text in texts.items()}
     if written and WRITTEN_TOO:
-        said = {k: s | written_words(texts[k], words) for k, s in said.items()}
+        said = {k: s | written_words(texts[k], words) if written is True or k in written else s
+                for k, s in said.items()}
     n = len(texts)
     df = {w: sum(1 for s in said.values() if w in s) for w in words}
     weight = {w: math.log((n + 1.0) / (f + 0.5)) for w, f in df.items() if f}
