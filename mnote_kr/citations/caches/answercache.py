@@ -131,10 +131,8 @@ def get(name: str) -> Locator | None:
     path = _folder() / name
     with _pending_lock:
         waiting = _pending.get(path)
-    if waiting is not None:
-        return waiting
     try:
-        return _decoder.decode(path.read_bytes())
+        return _decoder.decode(waiting if waiting is not None else path.read_bytes())
     except (OSError, msgspec.DecodeError):
         return None
 
@@ -149,7 +147,7 @@ def get(name: str) -> Locator | None:
 WRITE_BEHIND = True
 #: Answers put and not written yet, by their file (:func:`get` reads them); past this many the writer starts.
 HELD_MOST = 256
-_pending: dict[Path, Locator] = {}
+_pending: dict[Path, bytes] = {}  # encoded when put: one that cannot be written is never held
 _pending_lock = threading.Lock()
 _work = threading.Condition(_pending_lock)
 _writer: threading.Thread | None = None
@@ -162,11 +160,15 @@ def put(name: str, locator: Locator) -> None:
     if not _enabled():
         return
     folder = _folder()
+    try:
+        data = _encoder.encode(locator)
+    except (UnicodeEncodeError, msgspec.EncodeError):  # a locator holding a lone surrogate (a plugin's text) is
+        return  # not stored: the search goes on
     if not WRITE_BEHIND:
-        _write(folder, name, locator)
+        _write(folder, name, data)
         return
     with _work:
-        _pending[folder / name] = locator
+        _pending[folder / name] = data
         if len(_pending) >= HELD_MOST:
             _wake()
 
@@ -197,10 +199,10 @@ def _write_pending() -> None:
                 _due = _due and bool(_pending)
                 _work.notify_all()  # flush() waits for an empty queue
                 _work.wait()
-            path, locator = next(iter(_pending.items()))
-        _write(path.parent, path.name, locator)
+            path, data = next(iter(_pending.items()))
+        _write(path.parent, path.name, data)
         with _work:
-            if _pending.get(path) is locator:  # put again meanwhile: the newer one is written next
+            if _pending.get(path) is data:  # put again meanwhile: the newer one is written next
                 del _pending[path]
 
 
@@ -216,13 +218,13 @@ def flush(timeout: float | None = 30.0) -> bool:
 atexit.register(flush)
 
 
-def _write(folder: Path, name: str, locator: Locator) -> None:
-    """Write one answer under ``folder`` now (then, once in ``_TRIM_EVERY``, trim the folder)."""
+def _write(folder: Path, name: str, data: bytes) -> None:
+    """Write one encoded answer under ``folder`` now (then, once in ``_TRIM_EVERY``, trim the folder)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / name, _encoder.encode(locator))  # a reader sees the old answer or the new
-    except (OSError, UnicodeEncodeError, msgspec.EncodeError):  # the temporary file is removed again; a
-        return  # locator holding a lone surrogate (a plugin's text) is not stored: the search goes on
+        write_atomic(folder / name, data)  # a reader sees the old answer or the new
+    except OSError:  # the temporary file is removed again: the search goes on
+        return
     from mnote_kr.citations.caches.filecache import one_in
 
     if one_in(_TRIM_EVERY):
