@@ -314,6 +314,9 @@ def test_which_decade_or_century_asks_a_date(question: str) -> None:
     ("What is the price of the annual licence?", ("money",)),
     ("What was the cost?", ("money",)),
     ("What is the price charged for a second copy?", ("money",)),
+    # a participle that works as a preposition after the head does not make it a modifier (weak30's VAT question)
+    ("What is the total contract price including VAT?", ("money",)),
+    ("What is the fee excluding shipping?", ("money",)),
     ("What is the expected lifetime of the battery?", ("duration",)),
     ("What is the height of the tower?", ("distance",)),
 ])

@@ -305,7 +305,9 @@ _NAMED: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: other word (a participle, "-ed", aside) is a noun the quantity's word modifies ("cost centre", "speed setting").
 _AFTER_HEAD = frozenset("""of for in on at to from by between with per under over during within across when if and or
     is was are were be been being does do did will would can could should shall may might must has have had that which
-    who where whose the a an its their his her our your my this these those it they than as""".split())
+    who where whose the a an its their his her our your my this these those it they than as including excluding
+    regarding concerning following according considering without before after since until about via incl excl plus
+    minus net""".split())
 _NEXT_WORD_RE = lazy_compile(r"\s*([a-z]+)")
 
 
