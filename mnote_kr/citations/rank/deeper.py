@@ -69,13 +69,9 @@ def script(text: str) -> str | None:
     return best if counts[best] > 0 else None
 
 
-def admitted(query: str, rows: Sequence[Row]) -> list[int | None]:
-    """Per row, the provider rank it is ranked with, or None when it is left out: every row the provider was
-    asked for keeps its own; a deeper file's rows are admitted as the module docstring says, else None."""
-    if not any(r.deeper for r in rows):
-        return [r.rank for r in rows]
-    if not BY_MEANING:
-        return [r.rank for r in rows]
+
+def by_file(rows: Sequence[Row]) -> tuple[dict[str, float], dict[str, int], dict[str, str], set[str]]:
+    """Per file: its best meaning, its first provider rank, its rows' text; and the files only deeper rows bring."""
     best: dict[str, float] = {}
     first: dict[str, int] = {}
     text: dict[str, str] = {}
@@ -84,7 +80,16 @@ def admitted(query: str, rows: Sequence[Row]) -> list[int | None]:
             best[r.file] = max(best.get(r.file, r.meaning), r.meaning)
         first[r.file] = min(first.get(r.file, r.rank), r.rank)
         text[r.file] = text.get(r.file, "") + "\n" + r.text
-    deeper_files = {r.file for r in rows if r.deeper} - {r.file for r in rows if not r.deeper}
+    return best, first, text, {r.file for r in rows if r.deeper} - {r.file for r in rows if not r.deeper}
+
+def admitted(query: str, rows: Sequence[Row]) -> list[int | None]:
+    """Per row, the provider rank it is ranked with, or None when it is left out: every row the provider was
+    asked for keeps its own; a deeper file's rows are admitted as the module docstring says, else None."""
+    if not any(r.deeper for r in rows):
+        return [r.rank for r in rows]
+    if not BY_MEANING:
+        return [r.rank for r in rows]
+    best, first, text, deeper_files = by_file(rows)
     pool = sorted({r.file for r in rows if r.file not in deeper_files}, key=lambda f: first[f])[:AGAINST]
     asked = script(query)
     chosen = sorted((f for f in deeper_files if f in best and script(text[f]) != asked),

@@ -46,15 +46,7 @@ def admitted(query: str, rows: Sequence[Row]) -> list[int | None]:
 def slotted(query: str, rows: Sequence[Row]) -> list[int | None]:
     """Per row, the provider rank it is ranked with, or None when it is left out: a row the provider was asked for
     keeps its own; a deeper file's rows get the rank the module docstring says, or None."""
-    best: dict[str, float] = {}
-    first: dict[str, int] = {}
-    text: dict[str, str] = {}
-    for r in rows:
-        if r.meaning is not None:
-            best[r.file] = max(best.get(r.file, r.meaning), r.meaning)
-        first[r.file] = min(first.get(r.file, r.rank), r.rank)
-        text[r.file] = text.get(r.file, "") + "\n" + r.text
-    deeper_files = {r.file for r in rows if r.deeper} - {r.file for r in rows if not r.deeper}
+    best, first, text, deeper_files = deeper.by_file(rows)
     if not deeper_files or not deeper.BY_MEANING:
         return [r.rank for r in rows]
     pool = sorted({r.file for r in rows if r.file not in deeper_files}, key=lambda f: first[f])[:AGAINST]
