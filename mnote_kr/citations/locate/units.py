@@ -30,6 +30,7 @@ from mnote_kr.citations.locate.textdoc import P, TextDocument
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, Match
 from mnote_kr.citations.text.cjkwords import absent_words, query_words
 from mnote_kr.citations.text.definitions import asked_term, names_term
+from mnote_kr.citations.text.latinwords import is_question
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
@@ -84,14 +85,19 @@ def answering_unit(doc: TextDocument[P], match: Match, query: str) -> Match:
     q = normalize(query or "").strip()
     words = query_words(q) if q else ()
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), words) if q else None
-    lacked = (absent_words(words, doc.df) if words else []) + (_absent_latin(qt) if qt else [])
+    lacked = (absent_words(words, doc.df) if words else []) + (
+        _absent_latin(qt, doc) if qt and not is_question(q) else [])
     runners = tuple(_marked(r, q, qt, lacked) for r in match.runners_up)
     return dataclasses.replace(_marked(match, q, qt, lacked), runners_up=runners)
 
 
-def _absent_latin(qt: QueryTerms) -> list[str]:
-    """The query's Latin words no paragraph of the file holds, when they weigh ``LACKED_SHARE`` of it or more."""
+def _absent_latin(qt: QueryTerms, doc: TextDocument[P]) -> list[str]:
+    """The query's Latin words no paragraph of the file holds, when they weigh ``LACKED_SHARE`` of it or more. Read
+    for a phrase searched, not a question: a question says its answer in other words ("how much ice did the glacier
+    lose" over "lost forty metres of ice"), and a word the file lacks weighs the most of all, so its asking and
+    inflected words alone would pass the share. A word met by its stem ("storage" in "stored") is held."""
     gone = [k for k, t in enumerate(qt.terms) if not t.cjk and not qt.present[k] and qt.weights[k] > 0]
+    gone = [k for k in gone if not any(QueryTerms(qt.terms[k].text, {}, 1).score(p.norm) > 0 for p in doc.paragraphs)]
     if not qt or sum(qt.weights[k] for k in gone) < LACKED_SHARE * qt.total:
         return []
     return [qt.terms[k].word or qt.terms[k].text for k in gone]
